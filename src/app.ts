@@ -1,0 +1,96 @@
+// buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
+// owns listening and signals).
+import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import { CredentialVerifier } from './auth/credential-verifier.ts'
+import type { Config } from './config.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import { DomainError } from './domain/errors.ts'
+import { authenticator } from './http/authenticate.ts'
+import { registerBodyParsers } from './http/body.ts'
+import { registerPipeline } from './http/pipeline.ts'
+import { problemFor, sendProblem } from './http/problems.ts'
+import { eventRoutes } from './http/routes/events.ts'
+import { healthRoutes } from './http/routes/health.ts'
+import { locationRoutes } from './http/routes/locations.ts'
+import { relationRoutes } from './http/routes/relations.ts'
+import type { EventStore } from './store/event-store.ts'
+
+export interface AppDependencies {
+  readonly config: Config
+  readonly store: EventStore
+  /** A pino logger; built from config.logLevel when absent. */
+  readonly logger?: FastifyBaseLogger
+}
+
+// A request id the client sent is kept when it is short and plain, so it can be logged and echoed.
+const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+
+export function buildApp({ config, store, logger }: AppDependencies): FastifyInstance {
+  const app = Fastify({
+    ...(logger
+      ? { loggerInstance: logger }
+      : { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }),
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    genReqId: (request) => {
+      const sent = request.headers['x-request-id']
+      return typeof sent === 'string' && saneRequestId.test(sent) ? sent : randomUUID()
+    },
+    // Unknown fields are an error (422), never silently dropped; types are never coerced.
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
+    },
+    forceCloseConnections: 'idle',
+    serverFactory: (handler) =>
+      createServer(
+        {
+          maxHeaderSize: config.maxHeaderSize,
+          headersTimeout: config.headersTimeoutMs,
+          requestTimeout: config.requestTimeoutMs,
+          // Node checks the two timeouts above only this often (30 s by default).
+          connectionsCheckingInterval: 1000,
+        },
+        handler,
+      ),
+  })
+
+  // The seed sends paging as a JSON body on GET; QUERY is the method made for exactly that.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
+  app.addHttpMethod('HEAD', { hasBody: true, overrideExisting: true })
+  app.addHttpMethod('QUERY', { hasBody: true, overrideExisting: true })
+
+  registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
+  registerPipeline(app, authenticator(new CredentialVerifier(store, { ttlMs: config.authCacheTtlMs })))
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
+    // type, but Fastify appends one to every JSON-like type.
+    const type = reply.getHeader('content-type')
+    if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) {
+      reply.header('content-type', type.slice(0, -'; charset=utf-8'.length))
+    }
+    // Every representation is chosen by Accept (CONTRACT.md §1), errors included.
+    const vary = reply.getHeader('vary')
+    if (typeof vary !== 'string' || !/\baccept\b/i.test(vary)) {
+      reply.header('vary', vary ? `${vary}, Accept` : 'Accept')
+    }
+  })
+
+  app.setErrorHandler((error, request, reply) => sendProblem(reply, problemFor(error, request)))
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      problemFor(new DomainError('not_found', `nothing is at ${request.url.split('?')[0]}`), request),
+    ),
+  )
+
+  eventRoutes(app, store, config.maxPerPage)
+  locationRoutes(app, store)
+  relationRoutes(app)
+  healthRoutes(app, store)
+  return app
+}

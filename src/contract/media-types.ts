@@ -1,0 +1,22 @@
+// The wire vocabulary. The media types are the version (CONTRACT.md §9): a breaking change gets a
+// new type served beside these, never a change to them.
+
+export const mediaTypes = {
+  events: 'application/vnd.service.events+json',
+  event: 'application/vnd.service.event+json',
+  location: 'application/vnd.service.location+json',
+  problem: 'application/problem+json',
+  json: 'application/json',
+  mergePatch: 'application/merge-patch+json',
+} as const
+
+/** Link `type` values name the media type without its `+json` suffix (seed §2, Link). */
+export const linkTypes = {
+  event: 'application/vnd.service.event',
+  location: 'application/vnd.service.location',
+} as const
+
+export const relations = {
+  event: '/rel/event',
+  location: '/rel/location',
+} as const

@@ -1,0 +1,36 @@
+// Errors are values with a stable code. The HTTP layer maps each code to a status in one catalog
+// (http/problems.ts); nothing here knows about HTTP.
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'bad_paging'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_acceptable'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'precondition_failed'
+  | 'invalid_fields'
+  | 'unavailable'
+
+export interface FieldProblem {
+  /** JSON Pointer (RFC 6901) into the request body. */
+  readonly pointer: string
+  readonly detail: string
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fields: readonly FieldProblem[] = [],
+  ) {
+    super(message)
+    this.name = 'DomainError'
+  }
+}
+
+export const invalidField = (pointer: string, detail: string): DomainError =>
+  new DomainError('invalid_fields', `${pointer.slice(1) || 'body'} ${detail}`, [{ pointer, detail }])

@@ -1,0 +1,66 @@
+// Paging rules (CONTRACT.md §3): page ≥ 1 (default 1), per_page 1–max (default 20), events in
+// date order then id; a page past the end is empty but keeps the true total.
+import { DomainError } from './errors.ts'
+import type { Page } from './types.ts'
+
+export const defaultPage: Page = { page: 1, perPage: 20 }
+
+export type PagingInput = { page?: unknown; per_page?: unknown }
+
+/**
+ * Combines the paging parameters of the body and of the query string. Either may be absent;
+ * a parameter given in both must agree. Query values are strings and must be plain integers.
+ */
+export function resolvePage(
+  body: PagingInput | undefined,
+  query: Record<string, unknown>,
+  maxPerPage: number,
+): Page {
+  for (const key of Object.keys(query)) {
+    if (key !== 'page' && key !== 'per_page') throw badPaging(`unknown query parameter "${key}"`)
+  }
+  const pick = (key: 'page' | 'per_page'): number | undefined => {
+    const fromBody = body?.[key]
+    const fromQuery = query[key] === undefined ? undefined : integerParameter(key, query[key])
+    if (fromBody !== undefined && typeof fromBody !== 'number') throw badPaging(`${key} must be an integer`)
+    if (fromBody !== undefined && fromQuery !== undefined && fromBody !== fromQuery) {
+      throw badPaging(`${key} is ${fromBody} in the body but ${fromQuery} in the query string`)
+    }
+    return fromBody ?? fromQuery
+  }
+  const page = pick('page') ?? defaultPage.page
+  const perPage = pick('per_page') ?? defaultPage.perPage
+  if (!Number.isSafeInteger(page) || page < 1) throw badPaging('page must be an integer of at least 1')
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > maxPerPage) {
+    throw badPaging(`per_page must be an integer from 1 to ${maxPerPage}`)
+  }
+  return { page, perPage }
+}
+
+function integerParameter(key: string, value: unknown): number {
+  // A repeated parameter (?page=1&page=2) arrives as an array: ambiguous, so refused.
+  if (typeof value !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(value)) {
+    throw badPaging(`${key} must be written as a plain integer`)
+  }
+  return Number(value)
+}
+
+const badPaging = (message: string) => new DomainError('bad_paging', message)
+
+export function lastPage(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage))
+}
+
+export function offsetOf({ page, perPage }: Page): number {
+  return (page - 1) * perPage
+}
+
+/** The RFC 8288 relations of a page, each with the page number it points to. */
+export function pageRelations({ page, perPage }: Page, total: number): { rel: string; page: number }[] {
+  const last = lastPage(total, perPage)
+  const relations = [{ rel: 'first', page: 1 }]
+  if (page > 1) relations.push({ rel: 'prev', page: Math.min(page - 1, last) })
+  if (page < last) relations.push({ rel: 'next', page: page + 1 })
+  relations.push({ rel: 'last', page: last })
+  return relations
+}

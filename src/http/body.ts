@@ -1,0 +1,42 @@
+// Request bodies: JSON only, strictly UTF-8 (RFC 8259 §8.1), prototype-poisoning keys refused.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import secureJson from 'secure-json-parse'
+import { DomainError } from '../domain/errors.ts'
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    throw new DomainError('bad_request', 'the request body is not valid UTF-8')
+  }
+  if (text.trim() === '') return undefined
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+  } catch (error) {
+    const reason =
+      error instanceof SyntaxError ? error.message : 'it uses a forbidden key (__proto__ or constructor)'
+    throw new DomainError('bad_request', `the request body is not valid JSON: ${reason}`)
+  }
+}
+
+/** Replaces Fastify's parsers: only the given JSON types are read, everything else is refused early. */
+export function registerBodyParsers(app: FastifyInstance, types: readonly string[]): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser([...types], { parseAs: 'buffer' }, (_request: FastifyRequest, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
+}
+
+/** True when the request carries content (RFC 9112 §6.3), whatever its length turns out to be. */
+export function hasContent(request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+}

@@ -1,0 +1,61 @@
+// What happens to every request of a declared operation before its handler runs, in order:
+// authenticate (401/403), negotiate the response type (406), check the body's media type (415),
+// then, after parsing, insist on a body where one is required (400).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DomainError } from '../domain/errors.ts'
+import type { User } from '../domain/types.ts'
+import { hasContent } from './body.ts'
+import { parseContentType, preferredType } from './negotiate.ts'
+import { acceptFieldOf } from './resource.ts'
+
+export function registerPipeline(
+  app: FastifyInstance,
+  authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<User>,
+): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const { operation, method } = request.routeOptions.config
+    if (!operation || !method) return
+
+    if (operation.write) request.principal = await authenticate(request, reply)
+
+    if (operation.produces) {
+      const chosen = preferredType(request.headers.accept, operation.produces)
+      if (!chosen) {
+        throw new DomainError(
+          'not_acceptable',
+          `this resource is available as ${operation.produces.join(', ')}`,
+        )
+      }
+      request.representation = chosen
+    }
+
+    if (!hasContent(request)) return
+    if (!operation.consumes) {
+      throw new DomainError(
+        'unsupported_media_type',
+        `${method} ${request.routeOptions.url} takes no request body`,
+      )
+    }
+    const contentType = parseContentType(request.headers['content-type'])
+    if (
+      !contentType ||
+      !operation.consumes.includes(contentType.type) ||
+      (contentType.charset !== undefined && contentType.charset !== 'utf-8')
+    ) {
+      const field = acceptFieldOf(method)
+      if (field) reply.header(field, operation.consumes.join(', '))
+      throw new DomainError(
+        'unsupported_media_type',
+        `the request body must be ${operation.consumes.join(' or ')} in UTF-8` +
+          (contentType ? `, not ${request.headers['content-type']}` : ''),
+      )
+    }
+  })
+
+  app.addHook('preValidation', async (request) => {
+    const { operation } = request.routeOptions.config
+    if (operation?.bodyRequired && request.body === undefined) {
+      throw new DomainError('bad_request', `${request.method} needs a JSON request body`)
+    }
+  })
+}

@@ -1,0 +1,102 @@
+// The one place where every error becomes an RFC 9457 problem body. Domain codes map to statuses
+// here; Fastify's own client errors keep their status; anything else is a bug: logged with the
+// request id, answered 500 with nothing internal.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { mediaTypes } from '../contract/media-types.ts'
+import type { Problem } from '../contract/schemas.ts'
+import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
+
+const statusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  bad_paging: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_fields: 422,
+  unavailable: 503,
+}
+
+// RFC 9110 §15 reason phrases, used as the title: with type "about:blank" the title must be the
+// status's phrase (RFC 9457 §4.2.1).
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
+
+export function problem(status: number, detail: string, errors?: readonly FieldProblem[]): Problem {
+  return {
+    type: 'about:blank',
+    title: titles[status] ?? 'Error',
+    status,
+    detail,
+    ...(errors && errors.length > 0 && { errors: [...errors] }),
+  }
+}
+
+/** Sends a problem; headers already set on the reply (Allow, WWW-Authenticate…) are kept. */
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply.code(body.status).type(mediaTypes.problem).send(JSON.stringify(body))
+}
+
+export function problemFor(error: unknown, request: FastifyRequest): Problem {
+  if (error instanceof DomainError) return problem(statusOf[error.code], error.message, error.fields)
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) {
+    const errors = fastifyError.validation.map((v) => ({
+      pointer: pointerOf(v.instancePath, v.params),
+      detail: v.message ?? 'is invalid',
+    }))
+    const status = request.routeOptions.config.validationStatus ?? 422
+    const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
+    return problem(status, `the request body is not acceptable: ${detail}`, errors)
+  }
+  const status = fastifyError.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return problem(status, clientMessage(fastifyError))
+  }
+  request.log.error({ err: error }, 'unhandled error')
+  return problem(500, `an internal error occurred; quote request id ${request.id} when reporting it`)
+}
+
+function pointerOf(instancePath: string, params: Record<string, unknown>): string {
+  // Ajv reports a missing or unexpected property on its parent; point at the property itself.
+  const name = params.missingProperty ?? params.additionalProperty
+  return typeof name === 'string' ? `${instancePath}/${escapePointer(name)}` : instancePath
+}
+
+const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1')
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is larger than this service accepts'
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'the request body has a media type this resource does not accept'
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'the request body is empty'
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Content-Length does not match the body'
+    default:
+      return error.message
+  }
+}

@@ -1,0 +1,99 @@
+// The route table. Each resource declares its operations once; from that one declaration come the
+// routes, OPTIONS, 405 with Allow (RFC 9110 §15.5.6) and the Accept-Post / Accept-Patch /
+// Accept-Query fields, so what is advertised can never drift from what is served.
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import { DomainError } from '../domain/errors.ts'
+import type { User } from '../domain/types.ts'
+
+export interface Operation {
+  /** Needs credentials of a user allowed to write. */
+  readonly write?: boolean
+  /** Media types the response can take, the preferred first; absent for responses without a body. */
+  readonly produces?: readonly string[]
+  /** Media types the request body may have; absent when the operation takes no body. */
+  readonly consumes?: readonly string[]
+  /** A body must be sent (else it may be absent or empty). */
+  readonly bodyRequired?: boolean
+  /** Status of a schema validation failure: 422 for fields, 400 for parameters. */
+  readonly validationStatus?: 400 | 422
+  readonly schema?: FastifySchema
+  handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+}
+
+export type Method = 'GET' | 'QUERY' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+export type Resource = Partial<Record<Method, Operation>>
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operation?: Operation
+    method?: Method
+    validationStatus?: 400 | 422
+  }
+  interface FastifyRequest {
+    /** The authenticated user of a write, set by the authentication hook. */
+    principal?: User
+    /** The media type chosen by negotiation for the response. */
+    representation?: string
+  }
+}
+
+/** Response fields naming the body types accepted by POST, PATCH and QUERY (RFC 9110 has none for PUT). */
+const acceptFields: Partial<Record<Method, string>> = {
+  POST: 'Accept-Post',
+  PATCH: 'Accept-Patch',
+  QUERY: 'Accept-Query',
+}
+
+export function allowedMethods(resource: Resource): string[] {
+  const methods = Object.keys(resource) as Method[]
+  return [...methods, ...(resource.GET ? ['HEAD'] : []), 'OPTIONS']
+}
+
+/** Accept-Post and friends for every operation of the resource that takes a body. */
+export function acceptHeaders(resource: Resource): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [method, field] of Object.entries(acceptFields) as [Method, string][]) {
+    const types = resource[method]?.consumes
+    if (types) headers[field] = types.join(', ')
+  }
+  return headers
+}
+
+export function acceptFieldOf(method: Method): string | undefined {
+  return acceptFields[method]
+}
+
+export function registerResource(app: FastifyInstance, url: string, resource: Resource): void {
+  const allow = allowedMethods(resource).join(', ')
+  for (const [method, operation] of Object.entries(resource) as [Method, Operation][]) {
+    app.route({
+      method,
+      url,
+      schema: operation.schema ?? {},
+      config: { operation, method, validationStatus: operation.validationStatus ?? 422 },
+      handler: operation.handler,
+    })
+  }
+  app.route({
+    method: 'OPTIONS',
+    url,
+    handler: async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({ allow, ...acceptHeaders(resource) })
+        .send(),
+  })
+  const others = app.supportedMethods.filter((m) => !allow.split(', ').includes(m))
+  app.route({
+    method: others,
+    url,
+    exposeHeadRoute: false,
+    // Refuse before anything else happens (no authentication, no body read).
+    onRequest: async (request, reply) => {
+      reply.header('allow', allow)
+      throw new DomainError('method_not_allowed', `${request.method} is not supported here; use ${allow}`)
+    },
+    handler: async () => undefined,
+  })
+}

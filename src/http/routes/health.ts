@@ -1,0 +1,31 @@
+// Liveness says the process answers; readiness says it can reach its database.
+import type { FastifyInstance } from 'fastify'
+import { mediaTypes } from '../../contract/media-types.ts'
+import { DomainError } from '../../domain/errors.ts'
+import type { EventStore } from '../../store/event-store.ts'
+import { registerResource } from '../resource.ts'
+
+export function healthRoutes(app: FastifyInstance, store: EventStore): void {
+  registerResource(app, '/health/live', {
+    GET: {
+      produces: [mediaTypes.json],
+      handler: async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'live' }),
+    },
+  })
+  registerResource(app, '/health/ready', {
+    GET: {
+      produces: [mediaTypes.json],
+      async handler(request, reply) {
+        reply.header('cache-control', 'no-store')
+        try {
+          await store.ping()
+        } catch (error) {
+          request.log.warn({ err: error }, 'database not reachable')
+          reply.header('retry-after', '5')
+          throw new DomainError('unavailable', 'the database cannot be reached')
+        }
+        return reply.send({ status: 'ready' })
+      },
+    },
+  })
+}

@@ -1,0 +1,48 @@
+// The link relations the service defines are URIs relative to the base URL; dereferencing one
+// explains it (RFC 8288 §2.1.2), as JSON or, for a browser, as a small HTML page.
+import type { FastifyInstance } from 'fastify'
+import { linkTypes, mediaTypes, relations } from '../../contract/media-types.ts'
+import { registerResource } from '../resource.ts'
+
+const documentation = [
+  {
+    rel: relations.event,
+    title: 'Event',
+    description:
+      'The target is an event. On a link whose rel also says "self edit", it is the event itself: ' +
+      'GET reads it, PUT replaces its title and date, PATCH merges changes, DELETE removes it.',
+    type: linkTypes.event,
+  },
+  {
+    rel: relations.location,
+    title: 'Location',
+    description:
+      'The target is the location where the event takes place. GET reads it; locations are read-only.',
+    type: linkTypes.location,
+  },
+]
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+export function relationRoutes(app: FastifyInstance): void {
+  for (const doc of documentation) {
+    registerResource(app, doc.rel, {
+      GET: {
+        produces: [mediaTypes.json, 'text/html'],
+        async handler(request, reply) {
+          reply.header('cache-control', 'public, max-age=86400')
+          if (request.representation === 'text/html') {
+            return reply
+              .type('text/html; charset=utf-8')
+              .send(
+                `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.rel)}</title></head>` +
+                  `<body><h1>Link relation <code>${escapeHtml(doc.rel)}</code></h1><p>${escapeHtml(doc.description)}</p>` +
+                  `<p>Target media type: <code>${escapeHtml(doc.type)}+json</code></p></body></html>`,
+              )
+          }
+          return reply.type(mediaTypes.json).send(doc)
+        },
+      },
+    })
+  }
+}

@@ -1,0 +1,59 @@
+// The one interface the HTTP layer and the CLI use to reach the data. Implementations differ only
+// in their dialect (store/dialects/); everything SQL stays in this folder.
+import type { Event, EventChanges, Location, Page, Precondition, Role, User } from '../domain/types.ts'
+
+export interface NewEvent {
+  readonly title: string
+  readonly date: number
+  readonly locationId: number
+}
+
+export interface NewLocation {
+  readonly name: string
+  readonly address: string
+}
+
+export interface ImportLocation extends NewLocation {
+  readonly events: readonly { readonly title: string; readonly date: number }[]
+}
+
+export interface EventStore {
+  /** One page in date-then-id order and the total, read as one consistent snapshot. */
+  listEvents(page: Page): Promise<{ total: number; events: Event[] }>
+  getEvent(id: number): Promise<Event | undefined>
+  /** Fails with `invalid_fields` when the location does not exist. */
+  createEvent(event: NewEvent): Promise<Event>
+  /**
+   * Applies the changes only if the precondition holds at the moment of writing (one conditional
+   * statement, so concurrent writers with the same ETag cannot both win). Fails with `not_found`
+   * or `precondition_failed`.
+   */
+  updateEvent(id: number, changes: EventChanges, precondition?: Precondition): Promise<Event>
+  deleteEvent(id: number, precondition?: Precondition): Promise<void>
+
+  getLocation(id: number): Promise<Location | undefined>
+  createLocation(location: NewLocation): Promise<Location>
+
+  findUser(name: string): Promise<User | undefined>
+  /** Creates the user, or replaces the role and password of an existing one. */
+  putUser(name: string, role: Role, passwordHash: string): Promise<User>
+  /** Returns false when there was no such user. */
+  removeUser(name: string): Promise<boolean>
+  /** Creates `name` only when no user exists at all; returns whether it did (safe to race). */
+  createFirstUser(name: string, role: Role, passwordHash: string): Promise<boolean>
+
+  /** Loads locations with their events in one transaction; reports progress in events. */
+  importLocations(
+    locations: Iterable<ImportLocation>,
+    onProgress?: (events: number) => void,
+  ): Promise<{ locations: number; events: number }>
+  /**
+   * Runs once per database, however many processes start together: returns true to the one
+   * caller that initialised it (and so should seed it).
+   */
+  initialiseOnce(fill: () => readonly ImportLocation[]): Promise<boolean>
+
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}

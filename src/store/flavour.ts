@@ -1,0 +1,11 @@
+// What the shared store code needs to know about a dialect, phrased as capabilities.
+import type { ColumnDefinitionBuilder } from 'kysely'
+
+export interface SqlFlavour {
+  /** Column type of ids and references to them. */
+  readonly idType: 'integer' | 'bigint'
+  /** Makes `column` an identity primary key whose values are never reused. */
+  identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
+  /** Largest number of bound parameters one statement may carry. */
+  readonly maxParameters: number
+}

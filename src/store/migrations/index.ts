@@ -1,0 +1,49 @@
+// Versioned migrations, as a static list (no file-system scanning, so bundling and tests agree).
+// Each is written once for every dialect; where SQL differs, it asks the flavour, not the name.
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
+import type { SqlFlavour } from '../flavour.ts'
+
+function initial(flavour: SqlFlavour): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('locations')
+        .addColumn('id', flavour.idType, (c) => flavour.identity(c))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute()
+      await db.schema
+        .createTable('events')
+        .addColumn('id', flavour.idType, (c) => flavour.identity(c))
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('starts_at', 'bigint', (c) => c.notNull())
+        .addColumn('location_id', flavour.idType, (c) => c.notNull().references('locations.id'))
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute()
+      // Serves the collection order (date, then id) without a sort.
+      await db.schema.createIndex('events_by_date').on('events').columns(['starts_at', 'id']).execute()
+      await db.schema.createIndex('events_by_location').on('events').column('location_id').execute()
+      await db.schema
+        .createTable('users')
+        .addColumn('id', flavour.idType, (c) => flavour.identity(c))
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('editor', 'reader')`))
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('meta')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+    },
+  }
+}
+
+export function migrations(flavour: SqlFlavour): MigrationProvider {
+  return {
+    async getMigrations() {
+      return { '0001_initial': initial(flavour) }
+    },
+  }
+}

@@ -1,0 +1,16 @@
+// Row types as Kysely sees them. They never leave the store: rows become domain objects in rows.ts.
+import type { Generated } from 'kysely'
+
+export interface Database {
+  locations: { id: Generated<number>; name: string; address: string; version: Generated<number> }
+  events: {
+    id: Generated<number>
+    title: string
+    /** Epoch milliseconds, UTC. */
+    starts_at: number
+    location_id: number
+    version: Generated<number>
+  }
+  users: { id: Generated<number>; name: string; role: string; password_hash: string }
+  meta: { key: string; value: string }
+}

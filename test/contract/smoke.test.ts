@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startService, type TestService } from '../support/service.ts'
+import { storeTargets } from '../support/stores.ts'
+
+for (const target of storeTargets) {
+  describe(`[${target.name}] smoke`, () => {
+    let service: TestService
+    before(async () => {
+      service = await startService(target, { seed: 'true' })
+    })
+    after(() => service.close())
+
+    it('lists the sample events with exact headers', async () => {
+      const res = await service.request('GET', '/events', {
+        headers: { accept: 'application/vnd.service.events+json', 'content-type': 'application/json' },
+        body: { page: 1, per_page: 5 },
+      })
+      assert.equal(res.status, 200)
+      assert.equal(res.header('content-type'), 'application/vnd.service.events+json')
+      assert.equal(res.header('vary'), 'Accept')
+      assert.equal(Number(res.header('content-length')), Buffer.byteLength(res.text))
+      const body = res.json()
+      assert.deepEqual(Object.keys(body), ['total', 'events'])
+      assert.equal(body.total, 32)
+      assert.equal(body.events.length, 5)
+    })
+  })
+}

@@ -1,0 +1,111 @@
+// Starts the real service (buildApp + listen on a free port, real database) for a test, with an
+// editor and a reader whose passwords are known, and speaks HTTP to it with undici.
+import { request as undiciRequest } from 'undici'
+import { buildApp } from '../../src/app.ts'
+import { hashPassword } from '../../src/auth/passwords.ts'
+import { type Config, parseConfig } from '../../src/config.ts'
+import { prepareDatabase } from '../../src/prepare.ts'
+import type { KyselyStore } from '../../src/store/kysely-store.ts'
+import { openStore } from '../../src/store/open-store.ts'
+import type { StoreTarget } from './stores.ts'
+
+export const editor = { user: 'editor', password: 'editor-password-1' }
+export const reader = { user: 'reader', password: 'reader-password-1' }
+
+export const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+
+export interface Response {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly text: string
+  /** The body parsed as JSON (throws when it is not). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect response bodies freely
+  json<T = Record<string, any>>(): T
+  header(name: string): string | undefined
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string>
+  /** A string or bytes is sent as is; anything else as JSON (Content-Type must be set by the caller). */
+  readonly body?: unknown
+}
+
+export interface TestService {
+  readonly baseUrl: string
+  readonly port: number
+  readonly store: KyselyStore
+  readonly editorAuth: string
+  readonly readerAuth: string
+  request(method: string, path: string, options?: RequestOptions): Promise<Response>
+  close(): Promise<void>
+}
+
+// Hashing is deliberately slow; the two test users' hashes are made once per process.
+let hashes: Promise<[string, string]> | undefined
+
+export async function startService(
+  target: StoreTarget,
+  settings: Partial<Record<keyof Config, string>> = {},
+): Promise<TestService> {
+  const database = await target.create()
+  const config = parseConfig({
+    logLevel: 'silent',
+    seed: 'false',
+    ...settings,
+    databaseUrl: database.databaseUrl,
+    port: '0',
+    host: '127.0.0.1',
+  })
+  const store = openStore(config.databaseUrl)
+  await prepareDatabase(store, { ...config, adminPassword: 'admin-password-1' })
+  hashes ??= Promise.all([hashPassword(editor.password), hashPassword(reader.password)])
+  const [editorHash, readerHash] = await hashes
+  await store.putUser(editor.user, 'editor', editorHash)
+  await store.putUser(reader.user, 'reader', readerHash)
+  const app = buildApp({ config, store })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const baseUrl = `http://127.0.0.1:${port}`
+  return {
+    baseUrl,
+    port,
+    store,
+    editorAuth: basic(editor.user, editor.password),
+    readerAuth: basic(reader.user, reader.password),
+    request: (method, path, options) => send(baseUrl, method, path, options),
+    async close() {
+      await app.close()
+      await store.close()
+      await database.drop()
+    },
+  }
+}
+
+export async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Response> {
+  const { body } = options
+  const payload =
+    body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body)
+  const res = await undiciRequest(`${baseUrl}${path}`, {
+    method: method as 'GET',
+    headers: options.headers ?? {},
+    ...(payload !== undefined && { body: payload as string }),
+  })
+  const text = await res.body.text()
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    text,
+    json: () => JSON.parse(text),
+    header(name) {
+      const value = res.headers[name.toLowerCase()]
+      return Array.isArray(value) ? value.join(', ') : value
+    },
+  }
+}
