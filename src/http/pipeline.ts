@@ -54,8 +54,10 @@ export function registerPipeline(
 
   app.addHook('preValidation', async (request) => {
     const { operation } = request.routeOptions.config
-    if (operation?.bodyRequired && request.body === undefined) {
+    if (!operation?.consumes || request.body !== undefined) return
+    if (operation.bodyRequired)
       throw new DomainError('bad_request', `${request.method} needs a JSON request body`)
-    }
+    // An optional body that is absent or empty means "no parameters".
+    request.body = {}
   })
 }
