@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { CredentialVerifier } from './auth/credential-verifier.ts'
 import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
+import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
 import { authenticator } from './http/authenticate.ts'
 import { registerBodyParsers } from './http/body.ts'

@@ -24,6 +24,7 @@ export const Title = Type.String({
 })
 
 export const DateTime = Type.String({
+  format: 'date-time',
   maxLength: 64,
   description: 'RFC 3339 date-time; returned in UTC with a trailing Z',
   examples: ['2026-12-04T19:30:00Z'],

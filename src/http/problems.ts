@@ -55,6 +55,10 @@ export function problem(status: number, detail: string, errors?: readonly FieldP
 
 /** Sends a problem; headers already set on the reply (Allow, WWW-Authenticate…) are kept. */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  // CONTRACT.md §5: a 503 says when to retry (RFC 9110 §10.2.3); a handler's own value is kept.
+  if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '5')
+  // Node's reason phrases predate RFC 9110 (422 "Unprocessable Entity"): keep status line and title alike.
+  reply.raw.statusMessage = body.title
   return reply.code(body.status).type(mediaTypes.problem).send(JSON.stringify(body))
 }
 
@@ -64,7 +68,10 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
   if (fastifyError.validation) {
     const errors = fastifyError.validation.map((v) => ({
       pointer: pointerOf(v.instancePath, v.params),
-      detail: v.message ?? 'is invalid',
+      detail:
+        v.keyword === 'format' && v.params.format === 'date-time'
+          ? 'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond'
+          : (v.message ?? 'is invalid'),
     }))
     const status = request.routeOptions.config.validationStatus ?? 422
     const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
