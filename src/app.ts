@@ -10,6 +10,7 @@ import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
 import { authenticator } from './http/authenticate.ts'
 import { registerBodyParsers } from './http/body.ts'
+import { clientErrorHandler } from './http/client-errors.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { eventRoutes } from './http/routes/events.ts'
@@ -45,6 +46,10 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
     },
     forceCloseConnections: 'idle',
+    clientErrorHandler,
+    // Malformed percent-encoding and over-long path segments become problems like any other error.
+    frameworkErrors: (error, request, reply) => sendProblem(reply, problemFor(error, request)),
+    routerOptions: { maxParamLength: 1024 },
     serverFactory: (handler) =>
       createServer(
         {

@@ -59,7 +59,13 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '5')
   // Node's reason phrases predate RFC 9110 (422 "Unprocessable Entity"): keep status line and title alike.
   reply.raw.statusMessage = body.title
-  return reply.code(body.status).type(mediaTypes.problem).send(JSON.stringify(body))
+  // Framework errors (bad URL encoding) skip the onSend hooks: these two fields must not depend on them.
+  reply.header('x-request-id', reply.request.id).header('vary', 'Accept')
+  // Bytes, so Fastify sends the media type exactly as given (it appends a charset to JSON strings).
+  return reply
+    .code(body.status)
+    .type(mediaTypes.problem)
+    .send(Buffer.from(JSON.stringify(body)))
 }
 
 export function problemFor(error: unknown, request: FastifyRequest): Problem {
