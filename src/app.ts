@@ -11,6 +11,7 @@ import { DomainError } from './domain/errors.ts'
 import { authenticator } from './http/authenticate.ts'
 import { registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
+import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { eventRoutes } from './http/routes/events.ts'
@@ -98,5 +99,6 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   locationRoutes(app, store)
   relationRoutes(app)
   healthRoutes(app, store)
+  registerMetrics(app, store)
   return app
 }

@@ -17,6 +17,12 @@ export interface ImportLocation extends NewLocation {
   readonly events: readonly { readonly title: string; readonly date: number }[]
 }
 
+export interface PoolStats {
+  readonly total: number
+  readonly idle: number
+  readonly waiting: number
+}
+
 export interface EventStore {
   /** One page in date-then-id order and the total, read as one consistent snapshot. */
   listEvents(page: Page): Promise<{ total: number; events: Event[] }>
@@ -52,6 +58,9 @@ export interface EventStore {
    * caller that initialised it (and so should seed it).
    */
   initialiseOnce(fill: () => readonly ImportLocation[]): Promise<boolean>
+
+  /** Connection pool figures for /metrics, where the store has a pool. */
+  poolStats?(): PoolStats
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>
