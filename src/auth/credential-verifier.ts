@@ -44,11 +44,14 @@ export class CredentialVerifier {
     const hit = this.#remembered.get(key)
     if (hit && hit.passwordHash === user.passwordHash && hit.expiresAt > Date.now()) return user
 
-    let check = this.#inFlight.get(key)
+    // A check in flight counts only for the same stored hash: after a password change, a check
+    // begun against the old hash must not vouch for the new one.
+    const flight = `${key}\0${user.passwordHash}`
+    let check = this.#inFlight.get(flight)
     if (!check) {
       check = this.#hashing.run(() => verifyPassword(user.passwordHash, password))
-      this.#inFlight.set(key, check)
-      void check.finally(() => this.#inFlight.delete(key)).catch(() => {})
+      this.#inFlight.set(flight, check)
+      void check.finally(() => this.#inFlight.delete(flight)).catch(() => {})
     }
     if (!(await check)) return undefined
     this.#remember(key, user.passwordHash)

@@ -39,13 +39,17 @@ export function parseDateTime(
   if (/[1-9]/.test(fraction.slice(3))) return { ok: false, problem: 'precision' }
   const millis = Number(fraction.slice(0, 3).padEnd(3, '0'))
   const offset = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes)
-  const value = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000
-  // Date.UTC maps years 0–99 to 1900–1999; keep the representable, four-digit UTC range.
-  if (year < 100 || value < minTime || value > maxTime) return { ok: false, problem: 'range' }
+  // setUTCFullYear, unlike Date.UTC, does not map years 0–99 to 1900–1999.
+  const local = new Date(0)
+  local.setUTCFullYear(year, month - 1, day)
+  local.setUTCHours(hour, minute, second, millis)
+  const value = local.getTime() - offset * 60_000
+  // The range is judged in UTC: four-digit years that JavaScript can format back.
+  if (value < minTime || value > maxTime) return { ok: false, problem: 'range' }
   return { ok: true, value }
 }
 
-const minTime = Date.UTC(100, 0, 1)
+const minTime = new Date(0).setUTCFullYear(100, 0, 1)
 const maxTime = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
 function daysInMonth(year: number, month: number): number {

@@ -13,19 +13,29 @@ export function contentEtag(body: string): string {
 }
 
 // entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE
-const entityTag = /\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/y
+const entityTag = /(W\/)?("[\x21\x23-\x7e\x80-\xff]*")/y
+// RFC 9110 §5.6.1.2: empty list elements are ignored. Commas are legal inside a tag, so the field
+// is read tag by tag rather than split.
+const separators = /[\s,]*/y
 
 /** Parses an If-Match / If-None-Match field: `*`, or a list of tags (undefined when malformed). */
 export function parseEtagList(field: string): '*' | { weak: boolean; tag: string }[] | undefined {
   if (field.trim() === '*') return '*'
   const tags: { weak: boolean; tag: string }[] = []
-  entityTag.lastIndex = 0
-  while (entityTag.lastIndex < field.length) {
+  let at = 0
+  for (;;) {
+    separators.lastIndex = at
+    const gap = separators.exec(field)?.[0] ?? ''
+    at = separators.lastIndex
+    if (at >= field.length) return tags
+    // Two tags need a comma between them.
+    if (tags.length > 0 && !gap.includes(',')) return undefined
+    entityTag.lastIndex = at
     const m = entityTag.exec(field)
     if (!m) return undefined
     tags.push({ weak: m[1] !== undefined, tag: m[2] as string })
+    at = entityTag.lastIndex
   }
-  return tags
 }
 
 /** If-None-Match uses the weak comparison (§13.1.2). */

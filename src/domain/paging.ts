@@ -29,7 +29,7 @@ export function resolvePage(
     return fromBody ?? fromQuery
   }
   const page = pick('page') ?? defaultPage.page
-  const perPage = pick('per_page') ?? defaultPage.perPage
+  const perPage = pick('per_page') ?? Math.min(defaultPage.perPage, maxPerPage)
   if (!Number.isSafeInteger(page) || page < 1) throw badPaging('page must be an integer of at least 1')
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > maxPerPage) {
     throw badPaging(`per_page must be an integer from 1 to ${maxPerPage}`)

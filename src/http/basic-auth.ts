@@ -5,7 +5,7 @@ export interface BasicCredentials {
   readonly password: string
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /** Parses `Basic <base64(user:password)>`; undefined when the field is not well-formed Basic. */
 export function parseBasic(field: string | undefined): BasicCredentials | undefined {

@@ -13,13 +13,13 @@ export function parseJsonBody(bytes: Buffer): unknown {
   } catch {
     throw new DomainError('bad_request', 'the request body is not valid UTF-8')
   }
-  if (text.trim() === '') return undefined
+  // Only JSON's own whitespace (RFC 8259 §2) makes a body empty.
+  if (/^[ \t\r\n]*$/.test(text)) return undefined
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (error) {
-    const reason =
-      error instanceof SyntaxError ? error.message : 'it uses a forbidden key (__proto__ or constructor)'
-    throw new DomainError('bad_request', `the request body is not valid JSON: ${reason}`)
+    // secure-json-parse reports __proto__ and constructor.prototype keys as SyntaxErrors too.
+    throw new DomainError('bad_request', `the request body is not valid JSON: ${(error as Error).message}`)
   }
 }
 

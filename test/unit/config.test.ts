@@ -1,0 +1,276 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import {
+  type Config,
+  ConfigError,
+  configFromEnvironment,
+  defaults,
+  environmentNames,
+  parseConfig,
+} from '../../src/config.ts'
+
+function problemsOf(action: () => unknown): string[] {
+  let caught: unknown
+  try {
+    action()
+  } catch (error) {
+    caught = error
+  }
+  assert.ok(caught instanceof ConfigError, `expected a ConfigError, got ${String(caught)}`)
+  return caught.problems
+}
+
+describe('defaults', () => {
+  it('are the documented defaults (CONTRACT.md §6, §8)', () => {
+    assert.deepEqual(defaults, {
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'sqlite:./data/events.db',
+      logLevel: 'info',
+      adminPassword: undefined,
+      seed: true,
+      bodyLimit: 16 * 1024,
+      maxPerPage: 100,
+      maxHeaderSize: 16 * 1024,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      authCacheTtlMs: 60_000,
+    })
+    assert.ok(Object.isFrozen(defaults))
+  })
+
+  it('names an environment variable for every setting', () => {
+    assert.deepEqual(Object.keys(environmentNames).sort(), Object.keys(defaults).sort())
+    assert.equal(new Set(Object.values(environmentNames)).size, Object.keys(defaults).length)
+  })
+})
+
+describe('parseConfig', () => {
+  it('gives the defaults for an empty input, frozen', () => {
+    const config = parseConfig({})
+    assert.deepEqual(config, defaults)
+    assert.ok(Object.isFrozen(config))
+    assert.throws(() => {
+      ;(config as { port: number }).port = 1
+    }, TypeError)
+  })
+
+  it('reads every setting', () => {
+    const config = parseConfig({
+      port: '3000',
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
+      logLevel: 'debug',
+      adminPassword: 'correct horse battery staple',
+      seed: 'false',
+      bodyLimit: '1024',
+      maxPerPage: '50',
+      maxHeaderSize: '8192',
+      headersTimeoutMs: '5000',
+      requestTimeoutMs: '20000',
+      authCacheTtlMs: '0',
+    })
+    assert.deepEqual(config, {
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
+      logLevel: 'debug',
+      adminPassword: 'correct horse battery staple',
+      seed: false,
+      bodyLimit: 1024,
+      maxPerPage: 50,
+      maxHeaderSize: 8192,
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20000,
+      authCacheTtlMs: 0,
+    } satisfies Config)
+    assert.ok(Object.isFrozen(config))
+  })
+
+  it('accepts each database URL form', () => {
+    for (const url of [
+      'sqlite:./data/events.db',
+      'sqlite::memory:',
+      'sqlite:/tmp/x.db',
+      'postgres://h/db',
+      'postgresql://u@h:5432/db',
+    ]) {
+      assert.equal(parseConfig({ databaseUrl: url }).databaseUrl, url)
+    }
+  })
+
+  it('accepts every pino level', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+      assert.equal(parseConfig({ logLevel: level }).logLevel, level)
+    }
+  })
+
+  it('reads the spellings of true and false, in any case', () => {
+    for (const text of ['true', 'TRUE', '1', 'yes', 'Yes', 'on'])
+      assert.equal(parseConfig({ seed: text }).seed, true)
+    for (const text of ['false', 'False', '0', 'no', 'NO', 'off'])
+      assert.equal(parseConfig({ seed: text }).seed, false)
+  })
+
+  it('accepts the integer bounds', () => {
+    assert.equal(parseConfig({ port: '0' }).port, 0)
+    assert.equal(parseConfig({ port: '65535' }).port, 65535)
+    assert.equal(parseConfig({ maxPerPage: '1' }).maxPerPage, 1)
+    assert.equal(parseConfig({ maxPerPage: '10000' }).maxPerPage, 10_000)
+    assert.equal(parseConfig({ bodyLimit: '256' }).bodyLimit, 256)
+    assert.equal(parseConfig({ authCacheTtlMs: '3600000' }).authCacheTtlMs, 3_600_000)
+  })
+
+  const badIntegers: [keyof Config, string][] = [
+    ['port', '65536'],
+    ['port', '-1'],
+    ['port', 'http'],
+    ['port', '80.5'],
+    ['port', '1e3'],
+    ['port', ' 80'],
+    ['port', '0x50'],
+    ['bodyLimit', '255'],
+    ['maxPerPage', '0'],
+    ['maxPerPage', '10001'],
+    ['maxHeaderSize', '1023'],
+    ['headersTimeoutMs', '99'],
+    ['requestTimeoutMs', '3600001'],
+    ['authCacheTtlMs', '-5'],
+  ]
+  for (const [key, text] of badIntegers) {
+    it(`refuses ${environmentNames[key]}=${JSON.stringify(text)}, naming the variable`, () => {
+      const problems = problemsOf(() => parseConfig({ [key]: text }))
+      assert.equal(problems.length, 1)
+      assert.ok(problems[0]?.startsWith(`${environmentNames[key]}=${text}:`), problems[0])
+    })
+  }
+
+  it('refuses a database URL of another kind', () => {
+    for (const url of ['mysql://h/db', 'sqlite:', 'postgres://', 'events.db', 'SQLITE:x']) {
+      const problems = problemsOf(() => parseConfig({ databaseUrl: url }))
+      assert.equal(problems.length, 1, url)
+      assert.ok(problems[0]?.startsWith(`DATABASE_URL=${url}:`), problems[0])
+    }
+  })
+
+  it('refuses an unknown log level', () => {
+    const problems = problemsOf(() => parseConfig({ logLevel: 'verbose' }))
+    assert.equal(problems.length, 1)
+    assert.ok(problems[0]?.startsWith('LOG_LEVEL=verbose:'))
+  })
+
+  it('refuses a word that is neither true nor false', () => {
+    const problems = problemsOf(() => parseConfig({ seed: 'maybe' }))
+    assert.deepEqual(problems, ['SEED=maybe: expected true or false'])
+  })
+
+  it('reports every bad value together in one ConfigError', () => {
+    const raw = {
+      port: '99999',
+      databaseUrl: 'mysql://x',
+      logLevel: 'loud',
+      seed: 'perhaps',
+      bodyLimit: '1',
+      maxPerPage: '0',
+      maxHeaderSize: 'big',
+      headersTimeoutMs: '1',
+      requestTimeoutMs: '-1',
+      authCacheTtlMs: 'forever',
+    }
+    let caught: unknown
+    try {
+      parseConfig(raw)
+    } catch (error) {
+      caught = error
+    }
+    assert.ok(caught instanceof ConfigError)
+    assert.ok(caught instanceof Error)
+    const names = caught.problems.map((p) => p.slice(0, p.indexOf('=')))
+    assert.deepEqual(
+      names.sort(),
+      Object.keys(raw)
+        .map((k) => environmentNames[k as keyof Config])
+        .sort(),
+    )
+    for (const problem of caught.problems) assert.ok(caught.message.includes(problem), problem)
+  })
+
+  it('reports exactly the bad settings among good ones', () => {
+    const problems = problemsOf(() =>
+      parseConfig({ port: '8081', seed: 'nah', maxPerPage: '50', logLevel: 'x' }),
+    )
+    assert.deepEqual(problems.map((p) => p.slice(0, p.indexOf('='))).sort(), ['LOG_LEVEL', 'SEED'])
+  })
+
+  it('takes unset settings from the given base', () => {
+    const base = { ...defaults, port: 9000, seed: false }
+    assert.equal(parseConfig({}, base).port, 9000)
+    assert.equal(parseConfig({}, base).seed, false)
+    assert.equal(parseConfig({ port: '9001' }, base).port, 9001)
+  })
+
+  it('reads back every valid port and refuses every integer above 65535', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 65535 }), (port) => {
+        assert.equal(parseConfig({ port: String(port) }).port, port)
+      }),
+    )
+    fc.assert(
+      fc.property(fc.integer({ min: 65536, max: 2 ** 40 }), (port) => {
+        assert.equal(problemsOf(() => parseConfig({ port: String(port) })).length, 1)
+      }),
+    )
+  })
+})
+
+describe('configFromEnvironment', () => {
+  it('gives the defaults for an empty environment', () => {
+    assert.deepEqual(configFromEnvironment({}), defaults)
+  })
+
+  it('reads the environment variables of CONTRACT.md §8', () => {
+    const config = configFromEnvironment({
+      PORT: '9090',
+      HOST: '::1',
+      DATABASE_URL: 'sqlite::memory:',
+      LOG_LEVEL: 'warn',
+      ADMIN_PASSWORD: 'hunter22hunter22',
+      SEED: 'false',
+      MAX_PER_PAGE: '25',
+      AUTH_CACHE_TTL_MS: '500',
+    })
+    assert.equal(config.port, 9090)
+    assert.equal(config.host, '::1')
+    assert.equal(config.databaseUrl, 'sqlite::memory:')
+    assert.equal(config.logLevel, 'warn')
+    assert.equal(config.adminPassword, 'hunter22hunter22')
+    assert.equal(config.seed, false)
+    assert.equal(config.maxPerPage, 25)
+    assert.equal(config.authCacheTtlMs, 500)
+    assert.ok(Object.isFrozen(config))
+  })
+
+  it('treats an empty variable as unset', () => {
+    assert.deepEqual(configFromEnvironment({ PORT: '', SEED: '', ADMIN_PASSWORD: '' }), defaults)
+  })
+
+  it('ignores unrelated variables', () => {
+    assert.deepEqual(configFromEnvironment({ PATH: '/usr/bin', port: '1', NODE_ENV: 'test' }), defaults)
+  })
+
+  it('lets command-line overrides win over the environment', () => {
+    const config = configFromEnvironment({ PORT: '9090', LOG_LEVEL: 'warn' }, { port: '7070' })
+    assert.equal(config.port, 7070)
+    assert.equal(config.logLevel, 'warn')
+  })
+
+  it('reports bad environment values and bad overrides together', () => {
+    const problems = problemsOf(() => configFromEnvironment({ PORT: 'x', SEED: 'y' }, { logLevel: 'z' }))
+    assert.deepEqual(problems.map((p) => p.slice(0, p.indexOf('='))).sort(), ['LOG_LEVEL', 'PORT', 'SEED'])
+  })
+
+  it('does not report an environment value that an override replaces', () => {
+    assert.equal(configFromEnvironment({ PORT: 'not-a-port' }, { port: '8081' }).port, 8081)
+  })
+})

@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict'
+import { before, describe, it } from 'node:test'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import { CredentialVerifier, type UserSource } from '../../src/auth/credential-verifier.ts'
+import { hashPassword } from '../../src/auth/passwords.ts'
+import type { User } from '../../src/domain/types.ts'
+
+// An in-memory stand-in for the store: this file tests the verifier's cache, not the store.
+class FakeUsers implements UserSource {
+  readonly #users = new Map<string, User>()
+  lookups = 0
+  async findUser(name: string): Promise<User | undefined> {
+    this.lookups++
+    return this.#users.get(name)
+  }
+  put(user: User): User {
+    this.#users.set(user.name, user)
+    return user
+  }
+  remove(name: string): void {
+    this.#users.delete(name)
+  }
+}
+
+// Argon2id costs tens of milliseconds: hash each password once for the whole file.
+const alicePassword = 'alice-first-password'
+const aliceNewPassword = 'alice-second-password'
+const bobPassword = 'bob-password-123'
+let aliceHash: string
+let aliceNewHash: string
+let bobHash: string
+
+before(async () => {
+  ;[aliceHash, aliceNewHash, bobHash] = await Promise.all([
+    hashPassword(alicePassword),
+    hashPassword(aliceNewPassword),
+    hashPassword(bobPassword),
+  ])
+})
+
+const alice = (passwordHash = aliceHash): User => ({ id: 1, name: 'alice', role: 'editor', passwordHash })
+const bob = (): User => ({ id: 2, name: 'bob', role: 'reader', passwordHash: bobHash })
+
+function setUp(options: { ttlMs: number; maxEntries?: number; concurrency?: number } = { ttlMs: 60_000 }) {
+  const users = new FakeUsers()
+  users.put(alice())
+  users.put(bob())
+  return { users, verifier: new CredentialVerifier(users, options) }
+}
+
+/** Names of the promises in the order they settle. */
+async function settleOrder(promises: Record<string, Promise<unknown>>): Promise<string[]> {
+  const order: string[] = []
+  await Promise.all(
+    Object.entries(promises).map(([name, promise]) =>
+      promise.then(
+        () => order.push(name),
+        () => order.push(name),
+      ),
+    ),
+  )
+  return order
+}
+
+/**
+ * Whether alice's credentials are answered from the cache. With one hashing slot, bob's uncached
+ * check holds the slot for one Argon2 computation; a cache hit for alice settles before it, while a
+ * miss queues behind it (the limiter is first-come, first-served).
+ */
+async function answeredFromCache(verifier: CredentialVerifier, password = alicePassword): Promise<boolean> {
+  const slow = verifier.verify('bob', bobPassword)
+  const probe = verifier.verify('alice', password)
+  const order = await settleOrder({ slow, probe })
+  assert.equal((await slow)?.name, 'bob')
+  return order[0] === 'probe'
+}
+
+/** Counts turns of the event loop, so that "settled in the same turn" can be asserted. */
+function turnCounter() {
+  let turn = 0
+  let running = true
+  const spin = () => {
+    if (!running) return
+    turn++
+    setImmediate(spin)
+  }
+  setImmediate(spin)
+  return {
+    get turn() {
+      return turn
+    },
+    stop() {
+      running = false
+    },
+  }
+}
+
+describe('CredentialVerifier', () => {
+  describe('answers', () => {
+    it('returns the stored user for the right password', async () => {
+      const { verifier } = setUp()
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+    })
+
+    it('returns undefined for a wrong password', async () => {
+      const { verifier } = setUp()
+      const results = await Promise.all([
+        verifier.verify('alice', 'not-alices-password'),
+        verifier.verify('alice', ''),
+        verifier.verify('alice', bobPassword),
+        verifier.verify('alice', `${alicePassword} `),
+      ])
+      assert.deepEqual(results, [undefined, undefined, undefined, undefined])
+    })
+
+    it('returns undefined for an unknown user, whatever the password', async () => {
+      const { verifier } = setUp()
+      assert.equal(await verifier.verify('carol', alicePassword), undefined)
+      assert.equal(await verifier.verify('Alice', alicePassword), undefined)
+      assert.equal(await verifier.verify('', alicePassword), undefined)
+    })
+
+    it('does not let a failure for one password spoil the next try with the right one', async () => {
+      const { verifier } = setUp()
+      assert.equal(await verifier.verify('alice', 'wrong-password'), undefined)
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+    })
+
+    it('keeps users apart: right password for one user, wrong for the other', async () => {
+      const { verifier } = setUp()
+      const [a, b] = await Promise.all([
+        verifier.verify('alice', alicePassword),
+        verifier.verify('bob', alicePassword),
+      ])
+      assert.deepEqual(a, alice())
+      assert.equal(b, undefined)
+    })
+
+    it('does the same hashing work for an unknown user as for a real one (it waits for a hashing slot)', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      const order = await settleOrder({
+        slow: verifier.verify('bob', bobPassword),
+        unknown: verifier.verify('nobody', 'whatever-password'),
+      })
+      assert.deepEqual(order, ['slow', 'unknown'])
+    })
+  })
+
+  describe('cache', () => {
+    it('answers a repeated success from the cache, without hashing', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+      assert.equal(await answeredFromCache(verifier), true)
+    })
+
+    it('looks the user up on every verification, cached or not', async () => {
+      const { users, verifier } = setUp()
+      await verifier.verify('alice', alicePassword)
+      await verifier.verify('alice', alicePassword)
+      await verifier.verify('alice', alicePassword)
+      assert.equal(users.lookups, 3)
+    })
+
+    it('never answers a different password from the cache', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      await verifier.verify('alice', alicePassword)
+      assert.equal(await verifier.verify('alice', `${alicePassword}x`), undefined)
+      assert.equal(await answeredFromCache(verifier, `${alicePassword}x`), false)
+    })
+
+    it('does not cache a failure as a success', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      assert.equal(await verifier.verify('alice', 'wrong-password'), undefined)
+      assert.equal(await verifier.verify('alice', 'wrong-password'), undefined)
+    })
+
+    it('forgets a success as soon as the stored password hash changes', async () => {
+      const { users, verifier } = setUp()
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+      users.put(alice(aliceNewHash)) // password changed, e.g. through another instance
+      assert.equal(await verifier.verify('alice', alicePassword), undefined)
+      assert.deepEqual(await verifier.verify('alice', aliceNewPassword), alice(aliceNewHash))
+      assert.equal(await verifier.verify('alice', alicePassword), undefined)
+    })
+
+    it('forgets a success when the user is re-hashed with the same password (new salt)', async () => {
+      const { users, verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      await verifier.verify('alice', alicePassword)
+      const rehashed = await hashPassword(alicePassword)
+      users.put(alice(rehashed))
+      assert.equal(await answeredFromCache(verifier), false)
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice(rehashed))
+    })
+
+    it('forgets a success as soon as the user disappears', async () => {
+      const { users, verifier } = setUp()
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+      users.remove('alice')
+      assert.equal(await verifier.verify('alice', alicePassword), undefined)
+    })
+
+    it('returns the current user record on a cache hit (a role change takes effect at once)', async () => {
+      const { users, verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      await verifier.verify('alice', alicePassword)
+      const demoted = users.put({ ...alice(), role: 'reader' })
+      assert.equal(await answeredFromCache(verifier), true)
+      assert.deepEqual(await verifier.verify('alice', alicePassword), demoted)
+    })
+
+    it('does not cache at all when ttlMs is 0', async () => {
+      const { verifier } = setUp({ ttlMs: 0, concurrency: 1 })
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+      assert.equal(await answeredFromCache(verifier), false)
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+    })
+
+    it('forgets a success once ttlMs has passed', async () => {
+      const { verifier } = setUp({ ttlMs: 40, concurrency: 1 })
+      await verifier.verify('alice', alicePassword)
+      await sleep(80)
+      assert.equal(await answeredFromCache(verifier), false)
+    })
+
+    it('remembers at most maxEntries credentials, dropping the oldest', async () => {
+      const { users, verifier } = setUp({ ttlMs: 60_000, maxEntries: 1, concurrency: 1 })
+      users.put({ id: 3, name: 'carol', role: 'reader', passwordHash: bobHash })
+      await verifier.verify('alice', alicePassword)
+      await verifier.verify('carol', bobPassword) // evicts alice
+      assert.equal(await answeredFromCache(verifier), false)
+    })
+  })
+
+  describe('single-flight', () => {
+    it('lets concurrent checks of the same credentials share one hash computation', async () => {
+      // With one hashing slot, three separate computations would settle in three different turns of
+      // the event loop; one shared computation settles all three callers in the same turn.
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      const turns = turnCounter()
+      const settled: number[] = []
+      try {
+        const results = await Promise.all(
+          [1, 2, 3].map(() =>
+            verifier.verify('alice', alicePassword).then((user) => {
+              settled.push(turns.turn)
+              return user
+            }),
+          ),
+        )
+        assert.deepEqual(results, [alice(), alice(), alice()])
+      } finally {
+        turns.stop()
+      }
+      assert.equal(new Set(settled).size, 1, `settled in turns ${settled.join(', ')}`)
+    })
+
+    it('shares a failing check too, and every caller gets undefined', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      const results = await Promise.all([1, 2, 3].map(() => verifier.verify('alice', 'wrong-password')))
+      assert.deepEqual(results, [undefined, undefined, undefined])
+    })
+
+    it('never shares a check between different passwords of the same user', async () => {
+      const { verifier } = setUp({ ttlMs: 60_000, concurrency: 1 })
+      const [right, wrong, rightAgain] = await Promise.all([
+        verifier.verify('alice', alicePassword),
+        verifier.verify('alice', 'wrong-password'),
+        verifier.verify('alice', alicePassword),
+      ])
+      assert.deepEqual(right, alice())
+      assert.equal(wrong, undefined)
+      assert.deepEqual(rightAgain, alice())
+    })
+
+    it('does not accept the old password for a check that starts after a password change', async () => {
+      // A check of alice's old password is in flight against her old hash when her password changes
+      // (e.g. through another instance). A request that reads the new hash must be checked against
+      // the new hash, not join the old check, and nothing may be remembered for the new hash.
+      const { users, verifier } = setUp()
+      const before = verifier.verify('alice', alicePassword)
+      await nextTurn() // the first check is now hashing
+      users.put(alice(aliceNewHash))
+      const after = verifier.verify('alice', alicePassword)
+      assert.deepEqual(await before, alice()) // it read the user before the change
+      assert.equal(await after, undefined, 'the old password was accepted after the change')
+      assert.equal(
+        await verifier.verify('alice', alicePassword),
+        undefined,
+        'the old password was remembered',
+      )
+      assert.deepEqual(await verifier.verify('alice', aliceNewPassword), alice(aliceNewHash))
+    })
+  })
+})

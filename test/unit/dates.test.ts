@@ -1,0 +1,308 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { type DateProblem, dateProblemText, formatDateTime, parseDateTime } from '../../src/domain/dates.ts'
+
+const minTime = Date.UTC(100, 0, 1)
+const maxTime = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+function parsed(text: string): number {
+  const result = parseDateTime(text)
+  assert.ok(result.ok, `expected ${JSON.stringify(text)} to parse, got ${JSON.stringify(result)}`)
+  return result.value
+}
+
+function rejected(text: string, problem: DateProblem): void {
+  assert.deepEqual(
+    parseDateTime(text),
+    { ok: false, problem },
+    `expected ${JSON.stringify(text)} → ${problem}`,
+  )
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+
+/** Writes an instant as local time at the given offset (minutes east of UTC), e.g. `+05:30`. */
+function atOffset(epochMillis: number, offsetMinutes: number): string {
+  const local = new Date(epochMillis + offsetMinutes * 60_000)
+  const sign = offsetMinutes < 0 ? '-' : '+'
+  const abs = Math.abs(offsetMinutes)
+  const ms = local.getUTCMilliseconds()
+  return (
+    `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
+    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
+    `${ms === 0 ? '' : `.${pad(ms, 3)}`}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  )
+}
+
+describe('parseDateTime', () => {
+  describe('accepts RFC 3339 date-times', () => {
+    it('reads a UTC time with Z', () => {
+      assert.equal(parsed('2026-12-04T19:30:00Z'), Date.UTC(2026, 11, 4, 19, 30, 0))
+    })
+
+    it('accepts lower-case t and z (RFC 3339 §5.6 note)', () => {
+      assert.equal(parsed('2026-12-04t19:30:00z'), Date.UTC(2026, 11, 4, 19, 30, 0))
+      assert.equal(parsed('2026-12-04t19:30:00Z'), Date.UTC(2026, 11, 4, 19, 30, 0))
+      assert.equal(parsed('2026-12-04T19:30:00z'), Date.UTC(2026, 11, 4, 19, 30, 0))
+    })
+
+    it('normalises a positive offset to UTC', () => {
+      assert.equal(parsed('2026-12-04T21:30:00+02:00'), Date.UTC(2026, 11, 4, 19, 30, 0))
+      assert.equal(parsed('2026-12-05T01:00:00+05:30'), Date.UTC(2026, 11, 4, 19, 30, 0))
+    })
+
+    it('normalises a negative offset to UTC, across a day and year boundary', () => {
+      assert.equal(parsed('2026-12-04T14:30:00-05:00'), Date.UTC(2026, 11, 4, 19, 30, 0))
+      assert.equal(parsed('2026-12-31T23:30:00-01:45'), Date.UTC(2027, 0, 1, 1, 15, 0))
+    })
+
+    it('treats +00:00 and -00:00 as UTC', () => {
+      const utc = Date.UTC(2026, 11, 4, 19, 30, 0)
+      assert.equal(parsed('2026-12-04T19:30:00+00:00'), utc)
+      assert.equal(parsed('2026-12-04T19:30:00-00:00'), utc)
+    })
+
+    it('accepts the extreme offsets ±23:59', () => {
+      assert.equal(parsed('2026-06-15T23:59:00+23:59'), Date.UTC(2026, 5, 15, 0, 0, 0))
+      assert.equal(parsed('2026-06-15T00:00:00-23:59'), Date.UTC(2026, 5, 15, 23, 59, 0))
+    })
+
+    it('reads fractions of one to three digits as milliseconds', () => {
+      const base = Date.UTC(2026, 11, 4, 19, 30, 0)
+      assert.equal(parsed('2026-12-04T19:30:00.5Z'), base + 500)
+      assert.equal(parsed('2026-12-04T19:30:00.05Z'), base + 50)
+      assert.equal(parsed('2026-12-04T19:30:00.123Z'), base + 123)
+      assert.equal(parsed('2026-12-04T19:30:00.001Z'), base + 1)
+      assert.equal(parsed('2026-12-04T19:30:00.000Z'), base)
+    })
+
+    it('accepts finer fractions when the extra digits are zeros', () => {
+      const base = Date.UTC(2026, 11, 4, 19, 30, 0)
+      assert.equal(parsed('2026-12-04T19:30:00.123000Z'), base + 123)
+      assert.equal(parsed('2026-12-04T19:30:00.100000000Z'), base + 100)
+      assert.equal(parsed('2026-12-04T19:30:00.0000Z'), base)
+    })
+
+    it('applies the offset to a time with a fraction', () => {
+      assert.equal(parsed('2026-12-04T20:30:00.250+01:00'), Date.UTC(2026, 11, 4, 19, 30, 0, 250))
+    })
+  })
+
+  describe('leap years', () => {
+    it('accepts 29 February in a leap year (2024)', () => {
+      assert.equal(parsed('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29))
+    })
+
+    it('accepts 29 February 2000 (divisible by 400)', () => {
+      assert.equal(parsed('2000-02-29T12:00:00Z'), Date.UTC(2000, 1, 29, 12))
+    })
+
+    it('rejects 29 February in a common year (2026)', () => {
+      rejected('2026-02-29T00:00:00Z', 'impossible')
+    })
+
+    it('rejects 29 February 1900 (divisible by 100, not 400)', () => {
+      rejected('1900-02-29T00:00:00Z', 'impossible')
+    })
+
+    it('rejects 30 February in any year', () => {
+      rejected('2026-02-30T00:00:00Z', 'impossible')
+      rejected('2024-02-30T00:00:00Z', 'impossible')
+    })
+  })
+
+  describe('rejects impossible dates and times', () => {
+    const cases: [string, string][] = [
+      ['month 00', '2026-00-10T00:00:00Z'],
+      ['month 13', '2026-13-10T00:00:00Z'],
+      ['day 00', '2026-01-00T00:00:00Z'],
+      ['31 April', '2026-04-31T00:00:00Z'],
+      ['31 June', '2026-06-31T00:00:00Z'],
+      ['32 January', '2026-01-32T00:00:00Z'],
+      ['hour 24', '2026-12-04T24:00:00Z'],
+      ['minute 60', '2026-12-04T19:60:00Z'],
+      ['second 60 (leap second)', '2026-12-31T23:59:60Z'],
+      ['offset hour 24', '2026-12-04T19:30:00+24:00'],
+      ['offset minute 60', '2026-12-04T19:30:00+01:60'],
+    ]
+    for (const [name, text] of cases) {
+      it(`rejects ${name}: ${text}`, () => rejected(text, 'impossible'))
+    }
+
+    it('accepts the last day of every month of a common and a leap year', () => {
+      const lastDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+      for (const [year, february] of [
+        [2026, 28],
+        [2024, 29],
+      ] as const) {
+        for (let month = 1; month <= 12; month++) {
+          const last = month === 2 ? february : (lastDays[month - 1] as number)
+          const text = `${year}-${pad(month)}-${pad(last)}T00:00:00Z`
+          assert.equal(parsed(text), Date.UTC(year, month - 1, last), text)
+          rejected(`${year}-${pad(month)}-${pad(last + 1)}T00:00:00Z`, 'impossible')
+        }
+      }
+    })
+  })
+
+  describe('precision', () => {
+    it('rejects sub-millisecond precision', () => {
+      rejected('2026-12-04T19:30:00.1234Z', 'precision')
+      rejected('2026-12-04T19:30:00.0001Z', 'precision')
+      rejected('2026-12-04T19:30:00.123000001Z', 'precision')
+      rejected('2026-12-04T19:30:00.000000001+02:00', 'precision')
+    })
+  })
+
+  describe('malformed text', () => {
+    const cases = [
+      '',
+      '2026-12-04',
+      '19:30:00Z',
+      '2026-12-04T19:30:00',
+      '2026-12-04T19:30Z',
+      '2026-12-04T19:30:00+0200',
+      '2026-12-04T19:30:00+02',
+      '2026-12-04T19:30:00.Z',
+      '2026-12-4T19:30:00Z',
+      '26-12-04T19:30:00Z',
+      '+02026-12-04T19:30:00Z',
+      ' 2026-12-04T19:30:00Z',
+      '2026-12-04T19:30:00Z ',
+      '2026-12-04T19:30:00ZZ',
+      '2026/12/04T19:30:00Z',
+      '2026-12-04X19:30:00Z',
+      '２０２６-12-04T19:30:00Z',
+      'Fri, 04 Dec 2026 19:30:00 GMT',
+      '1796839800000',
+    ]
+    for (const text of cases) {
+      it(`rejects ${JSON.stringify(text)} as a format problem`, () => rejected(text, 'format'))
+    }
+  })
+
+  describe('range', () => {
+    it('accepts the first and last representable instants', () => {
+      assert.equal(parsed('0100-01-01T00:00:00Z'), minTime)
+      assert.equal(parsed('9999-12-31T23:59:59.999Z'), maxTime)
+    })
+
+    it('rejects years before 0100', () => {
+      rejected('0099-12-31T23:59:59Z', 'range')
+      rejected('0000-01-01T00:00:00Z', 'range')
+      rejected('0050-06-15T12:00:00Z', 'range')
+    })
+
+    it('rejects an instant after 9999-12-31T23:59:59.999Z reached through an offset', () => {
+      rejected('9999-12-31T23:59:59-00:01', 'range')
+    })
+
+    it('rejects an instant before 0100-01-01T00:00:00Z reached through an offset', () => {
+      rejected('0100-01-01T00:30:00+01:00', 'range')
+    })
+
+    it('accepts an instant inside the UTC range written with a local year of 0099', () => {
+      // 0099-12-31T23:00:00-01:00 is 0100-01-01T00:00:00Z: in range, as dateProblemText.range says
+      // the range is judged "in UTC".
+      assert.equal(parsed('0099-12-31T23:00:00-01:00'), minTime)
+    })
+  })
+
+  describe('properties', () => {
+    const instant = fc.integer({ min: minTime, max: maxTime })
+    const offsetMinutes = fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 })
+
+    it('round-trips every instant in range through formatDateTime', () => {
+      fc.assert(
+        fc.property(instant, (t) => {
+          assert.deepEqual(parseDateTime(formatDateTime(t)), { ok: true, value: t })
+        }),
+        { numRuns: 1000 },
+      )
+    })
+
+    it('parses every offset form of an instant to the same value', () => {
+      // Instants whose local time stays within four-digit years at any offset.
+      const inner = fc.integer({ min: minTime + 86_400_000, max: maxTime - 86_400_000 })
+      fc.assert(
+        fc.property(inner, offsetMinutes, (t, offset) => {
+          assert.deepEqual(parseDateTime(atOffset(t, offset)), { ok: true, value: t })
+        }),
+        { numRuns: 1000 },
+      )
+    })
+
+    it('parses every offset form of the boundary instants whose local year has four digits', () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(minTime, maxTime),
+          offsetMinutes.filter((m) => m !== 0),
+          (t, offset) => {
+            const local = new Date(t + offset * 60_000).getUTCFullYear()
+            fc.pre(local >= 0 && local <= 9999)
+            assert.deepEqual(parseDateTime(atOffset(t, offset)), { ok: true, value: t })
+          },
+        ),
+      )
+    })
+
+    it('never accepts anything but a value in range, and always names a known problem', () => {
+      fc.assert(
+        fc.property(fc.string(), (text) => {
+          const result = parseDateTime(text)
+          if (result.ok) {
+            assert.ok(result.value >= minTime && result.value <= maxTime)
+          } else {
+            assert.ok(result.problem in dateProblemText)
+          }
+        }),
+      )
+    })
+
+    it('rejects every day past the end of its month', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 100, max: 9999 }), fc.integer({ min: 1, max: 12 }), (year, month) => {
+          const days = new Date(Date.UTC(2000, month, 0)).getUTCDate()
+          const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+          const last = month === 2 && !leap ? 28 : days
+          const head = `${pad(year, 4)}-${pad(month)}`
+          assert.ok(parseDateTime(`${head}-${pad(last)}T00:00:00Z`).ok)
+          assert.deepEqual(parseDateTime(`${head}-${pad(last + 1)}T00:00:00Z`), {
+            ok: false,
+            problem: 'impossible',
+          })
+        }),
+      )
+    })
+  })
+})
+
+describe('formatDateTime', () => {
+  it('writes UTC with a trailing Z and no fraction when milliseconds are zero', () => {
+    assert.equal(formatDateTime(Date.UTC(2026, 11, 4, 19, 30, 0)), '2026-12-04T19:30:00Z')
+  })
+
+  it('writes .sss when milliseconds are not zero', () => {
+    assert.equal(formatDateTime(Date.UTC(2026, 11, 4, 19, 30, 0, 5)), '2026-12-04T19:30:00.005Z')
+    assert.equal(formatDateTime(Date.UTC(2026, 11, 4, 19, 30, 0, 500)), '2026-12-04T19:30:00.500Z')
+    assert.equal(formatDateTime(Date.UTC(2026, 11, 4, 19, 30, 0, 123)), '2026-12-04T19:30:00.123Z')
+  })
+
+  it('writes the range boundaries with four-digit years', () => {
+    assert.equal(formatDateTime(minTime), '0100-01-01T00:00:00Z')
+    assert.equal(formatDateTime(maxTime), '9999-12-31T23:59:59.999Z')
+  })
+
+  it('always matches YYYY-MM-DDTHH:MM:SS[.sss]Z with .000 never written', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: minTime, max: maxTime }), (t) => {
+        const text = formatDateTime(t)
+        assert.match(text, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/)
+        assert.equal(text.includes('.'), t % 1000 !== 0)
+        assert.ok(!text.endsWith('.000Z'))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+})

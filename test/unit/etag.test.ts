@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import {
+  contentEtag,
+  ifMatchPrecondition,
+  noneMatch,
+  parseEtagList,
+  versionEtag,
+} from '../../src/domain/etag.ts'
+
+describe('versionEtag', () => {
+  it('is a strong tag made from the version number', () => {
+    assert.equal(versionEtag(1), '"v1"')
+    assert.equal(versionEtag(42), '"v42"')
+  })
+})
+
+describe('contentEtag', () => {
+  it('is a strong quoted tag, stable for the same bytes and different for different bytes', () => {
+    const a = contentEtag('[1,{"page":1}]')
+    assert.match(a, /^"[A-Za-z0-9_-]{27}"$/)
+    assert.equal(contentEtag('[1,{"page":1}]'), a)
+    assert.notEqual(contentEtag('[2,{"page":1}]'), a)
+  })
+
+  it('always parses back as one strong tag', () => {
+    fc.assert(
+      fc.property(fc.string(), (body) => {
+        const tag = contentEtag(body)
+        assert.deepEqual(parseEtagList(tag), [{ weak: false, tag }])
+      }),
+    )
+  })
+})
+
+describe('parseEtagList', () => {
+  it('reads a single strong tag', () => {
+    assert.deepEqual(parseEtagList('"v1"'), [{ weak: false, tag: '"v1"' }])
+  })
+
+  it('reads a weak tag', () => {
+    assert.deepEqual(parseEtagList('W/"v1"'), [{ weak: true, tag: '"v1"' }])
+  })
+
+  it('reads the empty opaque tag', () => {
+    assert.deepEqual(parseEtagList('""'), [{ weak: false, tag: '""' }])
+  })
+
+  it('reads a list with optional whitespace and mixed strength', () => {
+    assert.deepEqual(parseEtagList('"a", W/"b" ,"c",\tW/"d"'), [
+      { weak: false, tag: '"a"' },
+      { weak: true, tag: '"b"' },
+      { weak: false, tag: '"c"' },
+      { weak: true, tag: '"d"' },
+    ])
+  })
+
+  it('keeps characters that are legal in an opaque tag, such as commas-free punctuation and obs-text', () => {
+    assert.deepEqual(parseEtagList('"a/b=c;d"'), [{ weak: false, tag: '"a/b=c;d"' }])
+    assert.deepEqual(parseEtagList('"caf\xe9"'), [{ weak: false, tag: '"caf\xe9"' }])
+  })
+
+  it('reads * alone, with surrounding whitespace', () => {
+    assert.equal(parseEtagList('*'), '*')
+    assert.equal(parseEtagList('  *  '), '*')
+  })
+
+  it('tolerates empty list elements (RFC 9110 §5.6.1.2: recipients must ignore them)', () => {
+    assert.deepEqual(parseEtagList('"a",'), [{ weak: false, tag: '"a"' }])
+    assert.deepEqual(parseEtagList('"a", , "b"'), [
+      { weak: false, tag: '"a"' },
+      { weak: false, tag: '"b"' },
+    ])
+    assert.deepEqual(parseEtagList(', "a"'), [{ weak: false, tag: '"a"' }])
+  })
+
+  const malformed = [
+    'v1',
+    '"v1',
+    'v1"',
+    '"v1" "v2"',
+    'w/"v1"',
+    'W/v1',
+    'W/ "v1"',
+    '"a"b"',
+    '"with space"',
+    '"tab\there"',
+    '*, "v1"',
+    '"v1", *',
+    '**',
+  ]
+  for (const field of malformed) {
+    it(`returns undefined for the malformed field ${JSON.stringify(field)}`, () => {
+      assert.equal(parseEtagList(field), undefined)
+    })
+  }
+
+  it('is not confused by a previous call (the sticky regex is reset)', () => {
+    assert.equal(parseEtagList('"a", "b" x'), undefined)
+    assert.deepEqual(parseEtagList('"c"'), [{ weak: false, tag: '"c"' }])
+  })
+
+  it('parses any well-formed list of tags back to those tags', () => {
+    const etagc = fc.constantFrom(..."abcXYZ019!#$%&'()*+-./:;<=>?@[]^_`{|}~\x80\xff")
+    const tag = fc
+      .tuple(fc.boolean(), fc.string({ unit: etagc, maxLength: 12 }))
+      .map(([weak, opaque]) => ({ weak, tag: `"${opaque}"` }))
+    const space = fc.constantFrom('', ' ', '  ', '\t')
+    fc.assert(
+      fc.property(fc.array(fc.tuple(tag, space, space), { minLength: 1, maxLength: 6 }), (items) => {
+        const field = items
+          .map(([t, before, after]) => `${before}${t.weak ? 'W/' : ''}${t.tag}${after}`)
+          .join(',')
+        assert.deepEqual(
+          parseEtagList(field),
+          items.map(([t]) => t),
+        )
+      }),
+    )
+  })
+})
+
+describe('noneMatch (If-None-Match, weak comparison)', () => {
+  it('is false when a strong tag in the list equals the current tag (→ 304)', () => {
+    assert.equal(noneMatch('"v3"', '"v3"'), false)
+    assert.equal(noneMatch('"v1", "v3"', '"v3"'), false)
+  })
+
+  it('is false when a weak tag has the same opaque tag (weak comparison)', () => {
+    assert.equal(noneMatch('W/"v3"', '"v3"'), false)
+    assert.equal(noneMatch('"v1", W/"v3"', '"v3"'), false)
+  })
+
+  it('is true when no tag matches (→ 200)', () => {
+    assert.equal(noneMatch('"v2"', '"v3"'), true)
+    assert.equal(noneMatch('W/"v2", "v4"', '"v3"'), true)
+    assert.equal(noneMatch('"V3"', '"v3"'), true)
+  })
+
+  it('is false for * (any current representation matches)', () => {
+    assert.equal(noneMatch('*', '"v3"'), false)
+  })
+
+  it('is true for a malformed field (the condition is ignored, the full response is sent)', () => {
+    assert.equal(noneMatch('v3', '"v3"'), true)
+    assert.equal(noneMatch('"v3" "v4"', '"v3"'), true)
+  })
+
+  it('matches a list whenever the current tag is in it, weak or strong', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 50 }), { maxLength: 5 }),
+        fc.nat({ max: 50 }),
+        fc.boolean(),
+        (others, current, weak) => {
+          const tags = others.map((v) => `"v${v}"`)
+          const field = [...tags, `${weak ? 'W/' : ''}"v${current}"`].join(', ')
+          assert.equal(noneMatch(field, `"v${current}"`), false)
+          const without = others.filter((v) => v !== current).map((v) => `W/"v${v}"`)
+          if (without.length > 0) assert.equal(noneMatch(without.join(', '), `"v${current}"`), true)
+        },
+      ),
+    )
+  })
+})
+
+describe('ifMatchPrecondition (If-Match, strong comparison)', () => {
+  it('is "any" for *', () => {
+    assert.deepEqual(ifMatchPrecondition('*'), { kind: 'any' })
+    assert.deepEqual(ifMatchPrecondition(' * '), { kind: 'any' })
+  })
+
+  it('lists the versions of strong version tags', () => {
+    assert.deepEqual(ifMatchPrecondition('"v3"'), { kind: 'versions', versions: [3] })
+    assert.deepEqual(ifMatchPrecondition('"v3", "v12"'), { kind: 'versions', versions: [3, 12] })
+  })
+
+  it('never matches on a weak tag', () => {
+    assert.deepEqual(ifMatchPrecondition('W/"v3"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('W/"v3", "v4"'), { kind: 'versions', versions: [4] })
+  })
+
+  it('ignores tags that are not version tags of this service', () => {
+    assert.deepEqual(ifMatchPrecondition('"abc"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v0"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v03"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v-1"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v1.5"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"V3"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v99999999999999999"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition(contentEtag('x')), { kind: 'versions', versions: [] })
+  })
+
+  it('matches nothing when the field is malformed (→ 412, never an unconditional write)', () => {
+    assert.deepEqual(ifMatchPrecondition('v3'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('"v3" "v4"'), { kind: 'versions', versions: [] })
+    assert.deepEqual(ifMatchPrecondition('*, "v3"'), { kind: 'versions', versions: [] })
+  })
+
+  it('round-trips versionEtag for every version', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (version) => {
+        assert.deepEqual(ifMatchPrecondition(versionEtag(version)), { kind: 'versions', versions: [version] })
+        assert.deepEqual(ifMatchPrecondition(`W/${versionEtag(version)}`), { kind: 'versions', versions: [] })
+      }),
+    )
+  })
+})

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { lastPage } from '../../src/domain/paging.ts'
+import { eventLinks, locationLinks, pageLinkHeader, paths } from '../../src/http/links.ts'
+
+describe('paths', () => {
+  it('spells every URI as a path relative to the base URL', () => {
+    assert.equal(paths.events, '/events')
+    assert.equal(paths.event(7), '/events/7')
+    assert.equal(paths.location(3), '/locations/3')
+    assert.equal(paths.page(2, 20), '/events?page=2&per_page=20')
+  })
+})
+
+describe('eventLinks', () => {
+  it('is exactly the two links of CONTRACT.md §2, in order', () => {
+    assert.deepEqual(eventLinks({ id: 7, locationId: 3 }), [
+      { uri: '/events/7', rel: '/rel/event self edit', type: 'application/vnd.service.event' },
+      { uri: '/locations/3', rel: '/rel/location', type: 'application/vnd.service.location' },
+    ])
+  })
+
+  it('uses the event id and its location id, never one for the other', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        (id, locationId) => {
+          const [self, location] = eventLinks({ id, locationId })
+          assert.equal(self?.uri, `/events/${id}`)
+          assert.equal(location?.uri, `/locations/${locationId}`)
+        },
+      ),
+    )
+  })
+})
+
+describe('locationLinks', () => {
+  it('is exactly the one self link of CONTRACT.md §2', () => {
+    assert.deepEqual(locationLinks({ id: 3 }), [
+      { uri: '/locations/3', rel: '/rel/location self', type: 'application/vnd.service.location' },
+    ])
+  })
+})
+
+describe('pageLinkHeader', () => {
+  it('has only first and last for a single page', () => {
+    assert.equal(
+      pageLinkHeader({ page: 1, perPage: 20 }, 5),
+      '</events?page=1&per_page=20>; rel="first", </events?page=1&per_page=20>; rel="last"',
+    )
+  })
+
+  it('has first, next and last on the first of three pages', () => {
+    assert.equal(
+      pageLinkHeader({ page: 1, perPage: 20 }, 45),
+      '</events?page=1&per_page=20>; rel="first", ' +
+        '</events?page=2&per_page=20>; rel="next", ' +
+        '</events?page=3&per_page=20>; rel="last"',
+    )
+  })
+
+  it('has first, prev, next and last on a middle page', () => {
+    assert.equal(
+      pageLinkHeader({ page: 2, perPage: 5 }, 32),
+      '</events?page=1&per_page=5>; rel="first", ' +
+        '</events?page=1&per_page=5>; rel="prev", ' +
+        '</events?page=3&per_page=5>; rel="next", ' +
+        '</events?page=7&per_page=5>; rel="last"',
+    )
+  })
+
+  it('has first, prev and last on the last page', () => {
+    assert.equal(
+      pageLinkHeader({ page: 7, perPage: 5 }, 32),
+      '</events?page=1&per_page=5>; rel="first", ' +
+        '</events?page=6&per_page=5>; rel="prev", ' +
+        '</events?page=7&per_page=5>; rel="last"',
+    )
+  })
+
+  it('points prev of a page past the end at the last page', () => {
+    assert.equal(
+      pageLinkHeader({ page: 50, perPage: 100 }, 150),
+      '</events?page=1&per_page=100>; rel="first", ' +
+        '</events?page=2&per_page=100>; rel="prev", ' +
+        '</events?page=2&per_page=100>; rel="last"',
+    )
+  })
+
+  it('is a valid RFC 8288 list whose links keep per_page and stay within [1, last]', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.integer({ min: 0, max: 50_000 }),
+        (page, perPage, total) => {
+          const field = pageLinkHeader({ page, perPage }, total)
+          const parts = field.split(', ')
+          const last = lastPage(total, perPage)
+          for (const part of parts) {
+            const m = /^<\/events\?page=(\d+)&per_page=(\d+)>; rel="(first|prev|next|last)"$/.exec(part)
+            assert.ok(m, `unexpected link ${part}`)
+            assert.equal(Number(m[2]), perPage)
+            assert.ok(Number(m[1]) >= 1 && Number(m[1]) <= last)
+          }
+          assert.match(field, /rel="first"/)
+          assert.match(field, /rel="last"/)
+        },
+      ),
+    )
+  })
+})

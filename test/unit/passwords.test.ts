@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict'
+import { before, describe, it } from 'node:test'
+import { dummyHash, hashPassword, passwordPolicy, verifyPassword } from '../../src/auth/passwords.ts'
+
+// Argon2id at the OWASP minimum costs tens of milliseconds per hash: hash twice and reuse.
+const password = 'correct horse battery staple'
+let first: string
+let second: string
+
+before(async () => {
+  ;[first, second] = await Promise.all([hashPassword(password), hashPassword(password)])
+})
+
+const phc = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/
+
+describe('hashPassword', () => {
+  it('produces an Argon2id PHC string with m=19456, t=2, p=1 (OWASP minimum)', () => {
+    assert.match(first, phc)
+  })
+
+  it('never contains the password', () => {
+    assert.ok(!first.includes(password))
+    assert.ok(!first.includes(Buffer.from(password).toString('base64').replace(/=+$/, '')))
+  })
+
+  it('salts: two hashes of the same password differ, in salt and in hash', () => {
+    assert.notEqual(first, second)
+    const [, saltA, hashA] = phc.exec(first) ?? []
+    const [, saltB, hashB] = phc.exec(second) ?? []
+    assert.ok(saltA && saltB && hashA && hashB)
+    assert.notEqual(saltA, saltB)
+    assert.notEqual(hashA, hashB)
+    // At least 128 bits of salt (22 base64 characters without padding).
+    assert.ok(saltA.length >= 22, saltA)
+  })
+})
+
+describe('verifyPassword', () => {
+  it('is true for the password that was hashed, against either salted hash', async () => {
+    assert.equal(await verifyPassword(first, password), true)
+    assert.equal(await verifyPassword(second, password), true)
+  })
+
+  it('is false for any other password', async () => {
+    const others = ['correct horse battery stapl', 'Correct horse battery staple', `${password} `, '', 'x']
+    const results = await Promise.all(others.map((other) => verifyPassword(first, other)))
+    assert.deepEqual(
+      results,
+      others.map(() => false),
+    )
+  })
+
+  it('is false, without throwing, for a stored value that is not a PHC hash', async () => {
+    const garbage = [
+      '',
+      'not a hash',
+      password,
+      '$argon2id$v=19$m=19456,t=2,p=1$',
+      '$2b$10$abcdefghijklmnopqrstuv',
+      first.slice(0, -4),
+    ]
+    const results = await Promise.all(garbage.map((hash) => verifyPassword(hash, password)))
+    assert.deepEqual(
+      results,
+      garbage.map(() => false),
+    )
+  })
+
+  it('is false for a hash whose digest was tampered with', async () => {
+    const last = first.at(-1) === 'A' ? 'B' : 'A'
+    assert.equal(await verifyPassword(`${first.slice(0, -1)}${last}`, password), false)
+  })
+})
+
+describe('dummyHash', () => {
+  it('is one Argon2id hash, computed once and reused', async () => {
+    const [a, b] = await Promise.all([dummyHash(), dummyHash()])
+    assert.equal(a, b)
+    assert.equal(await dummyHash(), a)
+    assert.match(a, phc)
+  })
+})
+
+describe('passwordPolicy', () => {
+  it('asks for at least 8 and at most 1024 characters', () => {
+    assert.deepEqual(passwordPolicy, { minLength: 8, maxLength: 1024 })
+  })
+})
