@@ -2,10 +2,14 @@
 // and specificity. Pure functions, unit-tested apart from Fastify.
 import Negotiator from 'negotiator'
 
+const charsetParameter = /;\s*charset\s*=\s*("[^"]*"|[^;,]*)/gi
+
 /** The offer the Accept field prefers, or undefined when none is acceptable (406). */
 export function preferredType(accept: string | undefined, offers: readonly string[]): string | undefined {
   // An absent or empty Accept means any type (RFC 9110 §12.5.1).
-  const header = accept === undefined || accept.trim() === '' ? '*/*' : accept
+  // A charset parameter says nothing about the type: JSON is always UTF-8 (RFC 8259 §8.1), and
+  // common clients send `application/json; charset=utf-8`.
+  const header = accept === undefined || accept.trim() === '' ? '*/*' : accept.replace(charsetParameter, '')
   return new Negotiator({ headers: { accept: header } }).mediaType([...offers])
 }
 

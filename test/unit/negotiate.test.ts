@@ -216,3 +216,16 @@ describe('parseContentType', () => {
     )
   })
 })
+
+describe('preferredType and charset parameters', () => {
+  it('ignores a charset parameter in Accept, since JSON is always UTF-8', () => {
+    assert.equal(
+      preferredType('application/json; charset=utf-8', [
+        'application/vnd.service.event+json',
+        'application/json',
+      ]),
+      'application/json',
+    )
+    assert.equal(preferredType('application/xml; charset=utf-8', ['application/json']), undefined)
+  })
+})
