@@ -15,8 +15,17 @@ export type Executor = Kysely<Database> | Transaction<Database>
 export interface DialectConnection {
   readonly db: Kysely<Database>
   readonly flavour: SqlFlavour
-  /** Runs `work` in a transaction that holds the write lock from its first statement. */
+  /**
+   * Runs `work` in one transaction. Only some dialects serialise writers (SQLite holds the write
+   * lock from the first statement; PostgreSQL runs READ COMMITTED): a check-then-write must be
+   * one conditional statement, rest on a unique key, or take `exclusive` first.
+   */
   write<T>(work: (trx: Executor) => Promise<T>): Promise<T>
+  /**
+   * Inside `write`, waits for and holds an exclusive lock on `topic` until the transaction ends.
+   * Absent where `write` already serialises every writer (SQLite's BEGIN IMMEDIATE).
+   */
+  exclusive?(trx: Executor, topic: string): Promise<void>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
   close(): Promise<void>
@@ -72,6 +81,7 @@ export class KyselyStore implements EventStore {
 
   async createEvent(event: NewEvent) {
     return this.#write(async (trx) => {
+      requireStorable('/title', event.title)
       await requireLocation(trx, event.locationId, '/location_id')
       const row = await trx
         .insertInto('events')
@@ -84,6 +94,7 @@ export class KyselyStore implements EventStore {
 
   async updateEvent(id: number, changes: EventChanges, precondition?: Precondition) {
     return this.#write(async (trx) => {
+      requireStorable('/title', changes.title)
       if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId, '/location_id')
       const row = await withPrecondition(
         trx
@@ -155,6 +166,8 @@ export class KyselyStore implements EventStore {
 
   async createFirstUser(name: string, role: Role, passwordHash: string) {
     return this.#write(async (trx) => {
+      // Without it, two callers under READ COMMITTED could both see no user and insert two names.
+      await this.dialect.exclusive?.(trx, 'first-user')
       const existing = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst()
       if (existing) return false
       const inserted = await trx
@@ -209,15 +222,26 @@ async function requireLocation(trx: Executor, id: number, pointer: string) {
   if (!found) throw invalidField(pointer, `names no existing location (${id})`)
 }
 
+// PostgreSQL's text type cannot hold U+0000; every store refuses it so that all stores agree.
+function requireStorable(pointer: string, text: string | undefined) {
+  if (text?.includes('\u0000'))
+    throw invalidField(pointer, 'contains the character U+0000, which cannot be stored')
+}
+
 interface Filterable<Q> {
   where(column: 'version', op: 'in', values: readonly number[]): Q
 }
 
 function withPrecondition<Q extends Filterable<Q>>(query: Q, precondition: Precondition | undefined): Q {
   if (precondition?.kind !== 'versions') return query
+  // `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
+  // a tag naming a larger version can never match.
+  const versions = precondition.versions.filter((v) => v <= maxVersion)
   // An If-Match that names no usable tag can never match; `in ()` is not valid SQL everywhere.
-  return query.where('version', 'in', precondition.versions.length > 0 ? precondition.versions : [-1])
+  return query.where('version', 'in', versions.length > 0 ? versions : [-1])
 }
+
+const maxVersion = 2_147_483_647
 
 async function whyNotWritten(trx: Executor, id: number): Promise<DomainError> {
   const exists = await trx.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()

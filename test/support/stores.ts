@@ -1,8 +1,10 @@
 // The stores every contract test runs against. Each target makes a fresh, empty database and
 // drops it afterwards, so tests never share state.
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 
 export interface StoreTarget {
   readonly name: string
@@ -21,4 +23,56 @@ const sqlite: StoreTarget = {
   },
 }
 
-export const storeTargets: readonly StoreTarget[] = [sqlite]
+/** An admin URL of a PostgreSQL server on which the tests may create and drop databases. */
+const postgresAdminUrl = process.env.DATABASE_URL_TEST_PG || undefined
+
+/** Why the PostgreSQL runs are skipped, or undefined when they run. */
+export const postgresSkipReason = postgresAdminUrl
+  ? undefined
+  : 'DATABASE_URL_TEST_PG is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)'
+
+if (postgresSkipReason) {
+  // CI promises both stores: a silently skipped PostgreSQL run there would be a false green.
+  if (process.env.CI === 'true') throw new Error(`CI=true but ${postgresSkipReason}`)
+  // One line per test file (node --test runs each in its own process).
+  process.stderr.write(`note: PostgreSQL store tests are skipped: ${postgresSkipReason}\n`)
+}
+
+async function withAdminClient<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3_000 })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+function postgresTarget(adminUrl: string): StoreTarget {
+  return {
+    name: 'postgres',
+    async create() {
+      const name = `ers_test_${randomBytes(8).toString('hex')}`
+      const quoted = `"${name}"` // made of [a-z0-9_] above: nothing to escape
+      await withAdminClient(adminUrl, (c) => c.query(`create database ${quoted}`))
+      const url = new URL(adminUrl)
+      url.pathname = `/${name}`
+      return {
+        databaseUrl: url.toString(),
+        drop: () =>
+          withAdminClient(adminUrl, async (c) => {
+            // FORCE ends connections a failed test may have left open (PostgreSQL 13+).
+            await c.query(`drop database if exists ${quoted} with (force)`)
+          }),
+      }
+    },
+  }
+}
+
+/** The PostgreSQL target, when the environment names a server. */
+export const postgres: StoreTarget | undefined = postgresAdminUrl
+  ? postgresTarget(postgresAdminUrl)
+  : undefined
+
+export const storeTargets: readonly StoreTarget[] = postgres ? [sqlite, postgres] : [sqlite]

@@ -1,0 +1,135 @@
+// PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
+// nothing here relies on process memory: conditional writes are single statements, migrations
+// hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { DomainError } from '../../domain/errors.ts'
+import type { DialectConnection } from '../kysely-store.ts'
+import type { Database } from '../schema.ts'
+
+export interface PostgresOptions {
+  /** Most connections this process opens (default 10). */
+  readonly poolSize?: number
+  /** How long to wait for a connection, new or from the pool, in ms (default 3000; `pg` waits forever). */
+  readonly connectionTimeoutMs?: number
+  /** Server-side limit on one statement, in ms (default 30000); the client gives up 2 s later. */
+  readonly statementTimeoutMs?: number
+  /** An idle connection is closed after this many ms (default 30000). */
+  readonly idleTimeoutMs?: number
+  /** Shown in pg_stat_activity, to tell instances apart (default `event-resource-service`). */
+  readonly applicationName?: string
+  /** Told about connections that fail while idle; they are already discarded (default: ignored). */
+  readonly onConnectionError?: (error: Error) => void
+}
+
+export const postgresDefaults = Object.freeze({
+  poolSize: 10,
+  connectionTimeoutMs: 3_000,
+  statementTimeoutMs: 30_000,
+  idleTimeoutMs: 30_000,
+  applicationName: 'event-resource-service',
+})
+
+// int8 (OID 20) arrives as text because it can exceed 2^53. Here it holds ids, epoch
+// milliseconds and counts, all inside the safe integer range, so the store gets plain numbers.
+const parseInt8 = (text: string) => Number(text)
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): DialectConnection {
+  const settings = { ...postgresDefaults, ...options }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectionTimeoutMs,
+    idleTimeoutMillis: settings.idleTimeoutMs,
+    statement_timeout: settings.statementTimeoutMs,
+    // Only fires when the server cannot answer at all (it cancels first, at statement_timeout).
+    query_timeout: settings.statementTimeoutMs + 2_000,
+    // A process that stalls mid-transaction must not hold row locks for ever.
+    idle_in_transaction_session_timeout: Math.max(settings.statementTimeoutMs * 2, 10_000),
+    keepAlive: true,
+    application_name: settings.applicationName,
+    types,
+  })
+  const ignore = options.onConnectionError ?? (() => {})
+  // An idle connection that breaks (server restart, network) makes the pool emit 'error'; with no
+  // listener that kills the process. The pool has already discarded the connection.
+  pool.on('error', (error) => ignore(error))
+  // A connection checked out between two statements of a transaction has no pool listener: give
+  // every connection its own, so a break there fails the next query instead of the process.
+  pool.on('connect', (client) => client.on('error', () => {}))
+
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    db,
+    flavour: {
+      idType: 'bigint',
+      // Identity columns draw from a sequence: a deleted row's id is never handed out again.
+      identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
+      // The wire protocol counts parameters in an unsigned 16-bit field.
+      maxParameters: 65_535,
+    },
+    // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
+    // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.
+    write: (work) => db.transaction().execute(work),
+    // Held until the transaction ends; the key is folded into PostgreSQL's advisory-lock space.
+    exclusive: async (trx, topic) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`ers:${topic}`}, 0))`.execute(trx)
+    },
+    translate,
+    close: () => db.destroy(),
+  }
+}
+
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
+  '57014', // query_canceled: statement_timeout
+  '53300', // too_many_connections
+])
+
+const unreachableMessages =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly/i
+
+/** True when `error` says the database could not be reached or answered in time. */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true
+  // Node reports a failed connection to every address of a host as one AggregateError.
+  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true
+  return unreachableMessages.test(error.message)
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof DomainError) return error
+  // character_not_in_repertoire: U+0000 in text that did not come through a checked field.
+  if ((error as { code?: unknown }).code === '22021') {
+    return new DomainError(
+      'invalid_fields',
+      'a text value contains a character that cannot be stored (U+0000)',
+    )
+  }
+  if (!isUnavailable(error)) return error
+  const unavailable = new DomainError(
+    'unavailable',
+    'the database is unreachable or did not answer in time; try again shortly',
+  )
+  // Kept for the log line of whoever handles it; the client sees only the message above.
+  unavailable.cause = error
+  return unavailable
+}
