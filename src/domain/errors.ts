@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'precondition_failed'
   | 'invalid_fields'
+  | 'idempotency_key_reused'
   | 'unavailable'
 
 export interface FieldProblem {

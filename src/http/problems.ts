@@ -18,6 +18,7 @@ const statusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_fields: 422,
+  idempotency_key_reused: 422,
   unavailable: 503,
 }
 

@@ -8,6 +8,16 @@ export interface NewEvent {
   readonly locationId: number
 }
 
+export interface IdempotencyKey {
+  /** Keys are scoped to the user who sent them. */
+  readonly principal: string
+  readonly key: string
+  /** Identifies the request content; a retry must carry the same. */
+  readonly fingerprint: string
+  /** How long a key is remembered, in ms. */
+  readonly lifetimeMs: number
+}
+
 export interface NewLocation {
   readonly name: string
   readonly address: string
@@ -29,6 +39,12 @@ export interface EventStore {
   getEvent(id: number): Promise<Event | undefined>
   /** Fails with `invalid_fields` when the location does not exist. */
   createEvent(event: NewEvent): Promise<Event>
+  /**
+   * Creates the event unless `key` was used within its lifetime: then returns the event as it was
+   * first created (`replayed`), or fails with `idempotency_key_reused` when the fingerprint of the
+   * request differs. Concurrent calls with one key, through any instance, create at most one event.
+   */
+  createEventOnce(event: NewEvent, key: IdempotencyKey): Promise<{ event: Event; replayed: boolean }>
   /**
    * Applies the changes only if the precondition holds at the moment of writing (one conditional
    * statement, so concurrent writers with the same ETag cannot both win). Fails with `not_found`

@@ -4,7 +4,7 @@ import { type Kysely, Migrator, sql, type Transaction } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
-import type { EventStore, ImportLocation, NewEvent, NewLocation } from './event-store.ts'
+import type { EventStore, IdempotencyKey, ImportLocation, NewEvent, NewLocation } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { migrations } from './migrations/index.ts'
 import { toEvent, toLocation, toUser } from './rows.ts'
@@ -80,15 +80,50 @@ export class KyselyStore implements EventStore {
   }
 
   async createEvent(event: NewEvent) {
+    return this.#write((trx) => insertEvent(trx, event))
+  }
+
+  async createEventOnce(event: NewEvent, key: IdempotencyKey) {
     return this.#write(async (trx) => {
-      requireStorable('/title', event.title)
-      await requireLocation(trx, event.locationId, '/location_id')
-      const row = await trx
-        .insertInto('events')
-        .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
-        .returningAll()
-        .executeTakeFirstOrThrow()
-      return toEvent(row)
+      // Same-key requests queue here (on SQLite every writer already does), so the second one
+      // sees the first one's committed row.
+      await this.dialect.exclusive?.(trx, `idempotency:${key.principal}:${key.key}`)
+      const now = Date.now()
+      await trx
+        .deleteFrom('idempotency_keys')
+        .where('created_at', '<', now - key.lifetimeMs)
+        .execute()
+      const earlier = await trx
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('principal', '=', key.principal)
+        .where('key', '=', key.key)
+        .executeTakeFirst()
+      if (earlier) {
+        if (earlier.fingerprint !== key.fingerprint) {
+          throw new DomainError(
+            'idempotency_key_reused',
+            'this Idempotency-Key was already used with a different request body',
+          )
+        }
+        return { event: toEvent({ ...earlier, id: earlier.event_id }), replayed: true }
+      }
+      const created = await insertEvent(trx, event)
+      await trx
+        .insertInto('idempotency_keys')
+        .values({
+          principal: key.principal,
+          key: key.key,
+          fingerprint: key.fingerprint,
+          event_id: created.id,
+          title: created.title,
+          starts_at: created.date,
+          location_id: created.locationId,
+          version: created.version,
+          created_at: now,
+        })
+        .execute()
+      return { event: created, replayed: false }
     })
   }
 
@@ -215,6 +250,17 @@ export class KyselyStore implements EventStore {
       throw this.dialect.translate(error)
     }
   }
+}
+
+async function insertEvent(trx: Executor, event: NewEvent) {
+  requireStorable('/title', event.title)
+  await requireLocation(trx, event.locationId, '/location_id')
+  const row = await trx
+    .insertInto('events')
+    .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toEvent(row)
 }
 
 async function requireLocation(trx: Executor, id: number, pointer: string) {

@@ -13,4 +13,17 @@ export interface Database {
   }
   users: { id: Generated<number>; name: string; role: string; password_hash: string }
   meta: { key: string; value: string }
+  /** POST /events responses remembered by Idempotency-Key, with the event as first created. */
+  idempotency_keys: {
+    principal: string
+    key: string
+    fingerprint: string
+    event_id: number
+    title: string
+    starts_at: number
+    location_id: number
+    version: number
+    /** Epoch milliseconds. */
+    created_at: number
+  }
 }

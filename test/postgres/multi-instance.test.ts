@@ -84,8 +84,8 @@ describe('[postgres] three instances on one database', { skip: postgresSkipReaso
 
   it('applies the migrations exactly once', async () => {
     const applied = instances.flatMap((i) => i.report.migrations)
-    assert.deepEqual(applied, ['0001_initial'])
-    assert.equal(await count('select count(*) as n from kysely_migration'), 1)
+    assert.deepEqual(applied, ['0001_initial', '0002_idempotency_keys'])
+    assert.equal(await count('select count(*) as n from kysely_migration'), 2)
   })
 
   it('seeds the sample data exactly once', async () => {
@@ -161,5 +161,26 @@ describe('[postgres] three instances on one database', { skip: postgresSkipReaso
     const ids = created.map((r) => r.json().id as number)
     assert.equal(new Set(ids).size, 3)
     for (const next of ids) assert.ok(next > id, `id ${next} was handed out after ${id} was deleted`)
+  })
+
+  it('creates one event for ten concurrent POSTs with one Idempotency-Key spread over the instances', async () => {
+    const before = await count('select count(*) as n from events')
+    const body = { title: 'Exactly once', date: '2027-05-01T10:00:00Z', location_id: 3 }
+    const results: Response[] = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        write(n, 'POST', '/events', body, { 'idempotency-key': 'multi-1' }),
+      ),
+    )
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(10).fill(201),
+    )
+    const first = results[0] as Response
+    for (const r of results) {
+      assert.equal(r.text, first.text)
+      assert.equal(r.header('location'), first.header('location'))
+      assert.equal(r.header('etag'), first.header('etag'))
+    }
+    assert.equal(await count('select count(*) as n from events'), before + 1)
   })
 })

@@ -16,6 +16,7 @@ import { resolvePage } from '../../domain/paging.ts'
 import type { EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { notModified, writePrecondition } from '../conditional.ts'
+import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { parseId } from '../ids.ts'
 import { pageLinkHeader, paths } from '../links.ts'
 import { representCollection, representEvent } from '../represent.ts'
@@ -62,11 +63,19 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       schema: { body: EventCreate, response: { 201: Event } },
       async handler(request, reply) {
         const body = request.body as EventCreate
-        const event = await store.createEvent({
-          title: body.title,
-          date: toMillis(body.date),
-          locationId: body.location_id,
-        })
+        const input = { title: body.title, date: toMillis(body.date), locationId: body.location_id }
+        const key = parseIdempotencyKey(request.headers['idempotency-key'])
+        // A retry with the same key gets the first response again and creates nothing.
+        const event = key
+          ? (
+              await store.createEventOnce(input, {
+                principal: request.principal?.name ?? '',
+                key,
+                fingerprint: requestFingerprint([input.title, input.date, input.locationId]),
+                lifetimeMs: idempotencyLifetimeMs,
+              })
+            ).event
+          : await store.createEvent(input)
         return reply
           .code(201)
           .header('location', paths.event(event.id))

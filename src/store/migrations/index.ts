@@ -40,10 +40,37 @@ function initial(flavour: SqlFlavour): Migration {
   }
 }
 
+function idempotencyKeys(flavour: SqlFlavour): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      // No foreign key to events: a replay answers with the event as first created, even when it
+      // has since been changed or deleted.
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('principal', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('event_id', flavour.idType, (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('starts_at', 'bigint', (c) => c.notNull())
+        .addColumn('location_id', flavour.idType, (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['principal', 'key'])
+        .execute()
+      await db.schema
+        .createIndex('idempotency_keys_by_age')
+        .on('idempotency_keys')
+        .column('created_at')
+        .execute()
+    },
+  }
+}
+
 export function migrations(flavour: SqlFlavour): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(flavour) }
+      return { '0001_initial': initial(flavour), '0002_idempotency_keys': idempotencyKeys(flavour) }
     },
   }
 }
