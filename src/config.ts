@@ -27,6 +27,12 @@ export interface Config {
   readonly requestTimeoutMs: number
   /** How long a verified Basic credential is remembered, in ms (0 disables the cache). */
   readonly authCacheTtlMs: number
+  /** PostgreSQL: most connections one instance opens. */
+  readonly dbPoolSize: number
+  /** PostgreSQL: how long to wait for a connection before answering 503, in ms. */
+  readonly dbConnectTimeoutMs: number
+  /** PostgreSQL: longest a statement may run before it is cancelled (503), in ms. */
+  readonly dbStatementTimeoutMs: number
 }
 
 export const defaults: Config = Object.freeze({
@@ -42,6 +48,9 @@ export const defaults: Config = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   authCacheTtlMs: 60_000,
+  dbPoolSize: 10,
+  dbConnectTimeoutMs: 3_000,
+  dbStatementTimeoutMs: 10_000,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -58,6 +67,9 @@ export const environmentNames: Record<keyof Config, string> = {
   headersTimeoutMs: 'HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'REQUEST_TIMEOUT_MS',
   authCacheTtlMs: 'AUTH_CACHE_TTL_MS',
+  dbPoolSize: 'DB_POOL_SIZE',
+  dbConnectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS',
+  dbStatementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -125,6 +137,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     headersTimeoutMs: integer('headersTimeoutMs', 100, 3_600_000),
     requestTimeoutMs: integer('requestTimeoutMs', 100, 3_600_000),
     authCacheTtlMs: integer('authCacheTtlMs', 0, 3_600_000),
+    dbPoolSize: integer('dbPoolSize', 1, 1000),
+    dbConnectTimeoutMs: integer('dbConnectTimeoutMs', 100, 600_000),
+    dbStatementTimeoutMs: integer('dbStatementTimeoutMs', 100, 3_600_000),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze(config)

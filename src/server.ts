@@ -3,10 +3,10 @@
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { prepareDatabase } from './prepare.ts'
-import { openStore } from './store/open-store.ts'
+import { openStore, storeOptions } from './store/open-store.ts'
 
 export async function serve(config: Config): Promise<void> {
-  const store = openStore(config.databaseUrl)
+  const store = openStore(config.databaseUrl, storeOptions(config))
   const app = buildApp({ config, store })
   try {
     const report = await prepareDatabase(store, config)

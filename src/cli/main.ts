@@ -5,7 +5,7 @@ import { hashPassword, passwordPolicy } from '../auth/passwords.ts'
 import { type Config, ConfigError, configFromEnvironment, environmentNames } from '../config.ts'
 import { type Role, roles } from '../domain/types.ts'
 import { serve } from '../server.ts'
-import { openStore } from '../store/open-store.ts'
+import { openStore, storeOptions } from '../store/open-store.ts'
 import { ImportError, readImportFile } from './import-file.ts'
 
 const usage = `Usage: ers <command> [options]
@@ -139,7 +139,7 @@ function single(rest: string[], form: string): string {
 }
 
 async function withStore(config: Config, work: (store: ReturnType<typeof openStore>) => Promise<void>) {
-  const store = openStore(config.databaseUrl)
+  const store = openStore(config.databaseUrl, storeOptions(config))
   try {
     await work(store)
     return 0

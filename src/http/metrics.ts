@@ -35,7 +35,9 @@ export function registerMetrics(app: FastifyInstance, store: EventStore): void {
       labelNames: ['state'],
       registers: [registry],
       collect() {
-        const { total, idle, waiting } = stats()
+        const pool = stats()
+        if (!pool) return
+        const { total, idle, waiting } = pool
         this.set({ state: 'total' }, total)
         this.set({ state: 'idle' }, idle)
         this.set({ state: 'waiting' }, waiting)

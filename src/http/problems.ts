@@ -70,7 +70,11 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
 }
 
 export function problemFor(error: unknown, request: FastifyRequest): Problem {
-  if (error instanceof DomainError) return problem(statusOf[error.code], error.message, error.fields)
+  if (error instanceof DomainError) {
+    // The client hears only "unavailable"; the log keeps what the driver said.
+    if (error.code === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'database unavailable')
+    return problem(statusOf[error.code], error.message, error.fields)
+  }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
     const errors = fastifyError.validation.map((v) => ({

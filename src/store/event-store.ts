@@ -76,7 +76,7 @@ export interface EventStore {
   initialiseOnce(fill: () => readonly ImportLocation[]): Promise<boolean>
 
   /** Connection pool figures for /metrics, where the store has a pool. */
-  poolStats?(): PoolStats
+  poolStats?(): PoolStats | undefined
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>

@@ -4,7 +4,14 @@ import { type Kysely, Migrator, sql, type Transaction } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
-import type { EventStore, IdempotencyKey, ImportLocation, NewEvent, NewLocation } from './event-store.ts'
+import type {
+  EventStore,
+  IdempotencyKey,
+  ImportLocation,
+  NewEvent,
+  NewLocation,
+  PoolStats,
+} from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { migrations } from './migrations/index.ts'
 import { toEvent, toLocation, toUser } from './rows.ts'
@@ -28,6 +35,8 @@ export interface DialectConnection {
   exclusive?(trx: Executor, topic: string): Promise<void>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
+  /** Connection pool figures, where the dialect has a pool. */
+  poolStats?(): PoolStats
   close(): Promise<void>
 }
 
@@ -229,6 +238,10 @@ export class KyselyStore implements EventStore {
       await insertLocations(trx, this.dialect.flavour, fill())
       return true
     })
+  }
+
+  poolStats(): PoolStats | undefined {
+    return this.dialect.poolStats?.()
   }
 
   async ping() {

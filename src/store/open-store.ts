@@ -1,4 +1,5 @@
 // Chooses the store from the database URL.
+import type { Config } from '../config.ts'
 import { openPostgres, type PostgresOptions } from './dialects/postgres.ts'
 import { openSqlite } from './dialects/sqlite.ts'
 import { KyselyStore } from './kysely-store.ts'
@@ -6,6 +7,19 @@ import { KyselyStore } from './kysely-store.ts'
 export interface StoreOptions {
   /** Pool and timeout settings, used when the URL selects PostgreSQL. */
   readonly postgres?: PostgresOptions
+}
+
+/** The store settings of a configuration. */
+export function storeOptions(
+  config: Pick<Config, 'dbPoolSize' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs'>,
+): StoreOptions {
+  return {
+    postgres: {
+      poolSize: config.dbPoolSize,
+      connectionTimeoutMs: config.dbConnectTimeoutMs,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+    },
+  }
 }
 
 export function openStore(databaseUrl: string, options: StoreOptions = {}): KyselyStore {

@@ -36,6 +36,9 @@ describe('defaults', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       authCacheTtlMs: 60_000,
+      dbPoolSize: 10,
+      dbConnectTimeoutMs: 3_000,
+      dbStatementTimeoutMs: 10_000,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -70,6 +73,9 @@ describe('parseConfig', () => {
       headersTimeoutMs: '5000',
       requestTimeoutMs: '20000',
       authCacheTtlMs: '0',
+      dbPoolSize: '4',
+      dbConnectTimeoutMs: '1500',
+      dbStatementTimeoutMs: '2500',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -84,6 +90,9 @@ describe('parseConfig', () => {
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20000,
       authCacheTtlMs: 0,
+      dbPoolSize: 4,
+      dbConnectTimeoutMs: 1500,
+      dbStatementTimeoutMs: 2500,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })

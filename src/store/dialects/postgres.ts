@@ -82,6 +82,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       await sql`select pg_advisory_xact_lock(hashtextextended(${`ers:${topic}`}, 0))`.execute(trx)
     },
     translate,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   }
 }
