@@ -47,6 +47,9 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
     },
     forceCloseConnections: 'idle',
+    // While draining, a request on an open keep-alive connection is still served (with
+    // Connection: close) rather than given Fastify's own non-problem 503 body.
+    return503OnClosing: false,
     clientErrorHandler,
     // Malformed percent-encoding and over-long path segments become problems like any other error.
     frameworkErrors: (error, request, reply) => sendProblem(reply, problemFor(error, request)),
