@@ -9,7 +9,7 @@ import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
 import { authenticator } from './http/authenticate.ts'
-import { registerBodyParsers } from './http/body.ts'
+import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
@@ -90,7 +90,12 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
     }
   })
 
-  app.setErrorHandler((error, request, reply) => sendProblem(reply, problemFor(error, request)))
+  app.setErrorHandler((error, request, reply) => {
+    // Refused before its body was read (401, 406, 415…): the rest of the body may never come, so
+    // do not wait for it on this connection.
+    if (hasContent(request) && request.body === undefined) reply.header('connection', 'close')
+    return sendProblem(reply, problemFor(error, request))
+  })
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,

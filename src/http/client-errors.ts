@@ -1,5 +1,6 @@
 // Requests that never reach routing — unparseable, headers too large, too slow — still get a
 // problem body, written straight to the socket as Node's own handler would.
+import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { mediaTypes } from '../contract/media-types.ts'
 import { problem } from './problems.ts'
@@ -26,6 +27,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         `Date: ${new Date().toUTCString()}\r\n` +
         `Content-Type: ${mediaTypes.problem}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\n` +
         'Vary: Accept\r\nConnection: close\r\n\r\n' +
         body,
     )

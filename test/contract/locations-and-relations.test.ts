@@ -1,0 +1,121 @@
+// Locations and link relations (seed §2, §4 #4; CONTRACT.md §2 Location, §3): a location is a
+// read-only resource reached from an event's link; the relation URIs an event uses are themselves
+// resources documenting the relation, as JSON or, for a browser, as HTML.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  assertProblem,
+  checkedClient,
+  createEvent,
+  type Http,
+  type Json,
+  newLocation,
+  types,
+} from '../support/contract.ts'
+import { startService, type TestService } from '../support/service.ts'
+import { storeTargets } from '../support/stores.ts'
+
+const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
+
+for (const target of storeTargets) {
+  describe(`[${target.name}] locations and link relations`, () => {
+    let service: TestService
+    let http: Http
+    before(async () => {
+      service = await startService(target)
+      http = checkedClient(service)
+    })
+    after(() => service.close())
+
+    describe('GET /locations/<id>', () => {
+      it('answers the location type with links, id, name and address', async () => {
+        const id = await newLocation(service, 'Town Hall', '1 Market Square')
+        const res = await http('GET', `/locations/${id}`, { headers: { accept: types.location } })
+        assert.equal(res.status, 200)
+        assert.equal(res.header('content-type'), types.location)
+        const body = res.json()
+        assert.deepEqual(Object.keys(body).sort(), ['address', 'id', 'links', 'name'])
+        assert.deepEqual(body, {
+          links: [
+            { uri: `/locations/${id}`, rel: '/rel/location self', type: 'application/vnd.service.location' },
+          ],
+          id,
+          name: 'Town Hall',
+          address: '1 Market Square',
+        })
+      })
+
+      it('keeps Unicode and markup in name and address exactly', async () => {
+        const id = await newLocation(service, 'Café <Zürich> & "Co"', 'Straße 1 — 😀')
+        const res = await http('GET', `/locations/${id}`)
+        assert.equal(res.json().name, 'Café <Zürich> & "Co"')
+        assert.equal(res.json().address, 'Straße 1 — 😀')
+      })
+
+      it('is reached by following the location link of an event', async () => {
+        const id = await newLocation(service, 'Riverside Pavilion', '12 Quay Street')
+        const event = await createEvent(http, service, { location_id: id })
+        const link = event.links.find((l: Json) => l.rel.split(' ').includes('/rel/location'))
+        assert.equal(link.type, 'application/vnd.service.location')
+        const res = await http('GET', link.uri, { headers: { accept: `${link.type}+json` } })
+        assert.equal(res.status, 200)
+        assert.equal(res.json().id, id)
+        assert.equal(res.json().links[0].uri, link.uri, 'the location names itself with the same uri')
+      })
+
+      it('answers HEAD with the headers of GET and no body', async () => {
+        const id = await newLocation(service, 'Old Library', '4 Chapel Lane')
+        const get = await http('GET', `/locations/${id}`)
+        const head = await http('HEAD', `/locations/${id}`)
+        assert.equal(head.status, 200)
+        assert.equal(head.text, '')
+        for (const name of ['content-type', 'content-length', 'etag']) {
+          assert.equal(head.header(name), get.header(name), `HEAD ${name}`)
+        }
+      })
+
+      it('answers 404 for a location that does not exist', async () => {
+        assertProblem(await http('GET', '/locations/987654'), 404)
+        assert.equal((await http('HEAD', '/locations/987654')).status, 404)
+      })
+    })
+
+    describe('link relations', () => {
+      it('/rel/event and /rel/location answer JSON documentation by default and for application/json', async () => {
+        for (const rel of ['/rel/event', '/rel/location']) {
+          for (const accept of [undefined, 'application/json', '*/*']) {
+            const res = await http('GET', rel, accept === undefined ? {} : { headers: { accept } })
+            assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
+            assert.match(res.header('content-type') ?? '', /^application\/([\w.-]+\+)?json$/)
+            assert.ok(res.json() && typeof res.json() === 'object', 'a JSON document')
+            assert.ok(res.text.includes(rel), `the documentation names ${rel}`)
+          }
+        }
+      })
+
+      it('/rel/event and /rel/location answer HTML to a browser', async () => {
+        for (const rel of ['/rel/event', '/rel/location']) {
+          for (const accept of ['text/html', browserAccept]) {
+            const res = await http('GET', rel, { headers: { accept } })
+            assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
+            assert.match(res.header('content-type') ?? '', /^text\/html\b/)
+            assert.match(res.text, /<html[\s>]/i)
+            assert.ok(res.text.includes(rel), `the page names ${rel}`)
+          }
+        }
+      })
+
+      it('every relation an event uses can be dereferenced', async () => {
+        const id = await newLocation(service)
+        const event = await createEvent(http, service, { location_id: id })
+        const rels = new Set<string>(
+          event.links.flatMap((l: Json) => l.rel.split(' ').filter((r: string) => r.startsWith('/'))),
+        )
+        assert.deepEqual([...rels].sort(), ['/rel/event', '/rel/location'])
+        for (const rel of rels) {
+          assert.equal((await http('GET', rel)).status, 200, `GET ${rel}`)
+        }
+      })
+    })
+  })
+}

@@ -1,0 +1,157 @@
+// OPTIONS and 405 (seed §4 #7 and rule 4; CONTRACT.md §3; RFC 9110 §9.3.7, §15.5.6): each resource
+// states its methods in Allow, with Accept-Post / Accept-Patch / Accept-Query where they apply, and
+// answers any other method with 405 and the same Allow, changing nothing.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  assertProblem,
+  checkedClient,
+  createEvent,
+  type Http,
+  type Json,
+  jsonHeaders,
+  methodSet,
+  newLocation,
+  readEvent,
+  totalEvents,
+  typeSet,
+  types,
+} from '../support/contract.ts'
+import { startService, type TestService } from '../support/service.ts'
+import { storeTargets } from '../support/stores.ts'
+
+const allow = {
+  events: ['GET', 'QUERY', 'POST', 'HEAD', 'OPTIONS'].sort(),
+  event: ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].sort(),
+  location: ['GET', 'HEAD', 'OPTIONS'].sort(),
+  relation: ['GET', 'HEAD', 'OPTIONS'].sort(),
+}
+
+for (const target of storeTargets) {
+  describe(`[${target.name}] OPTIONS and 405`, () => {
+    let service: TestService
+    let http: Http
+    let locationId: number
+    let event: Json
+    before(async () => {
+      service = await startService(target)
+      http = checkedClient(service)
+      locationId = await newLocation(service)
+      event = await createEvent(http, service, { location_id: locationId })
+    })
+    after(() => service.close())
+
+    describe('OPTIONS', () => {
+      it('/events: 204, Allow GET QUERY POST HEAD OPTIONS, Accept-Post and Accept-Query', async () => {
+        const res = await http('OPTIONS', '/events')
+        assert.equal(res.status, 204)
+        assert.equal(res.text, '')
+        assert.deepEqual(methodSet(res.header('allow')), allow.events)
+        assert.deepEqual(typeSet(res.header('accept-post')), [types.event, types.json].sort())
+        assert.ok(
+          typeSet(res.header('accept-query')).includes(types.json),
+          `Accept-Query: ${res.header('accept-query')}`,
+        )
+        assert.equal(res.header('accept-patch'), undefined, 'nothing on /events takes a patch')
+      })
+
+      it('/events/<id>: 204, Allow GET PUT PATCH DELETE HEAD OPTIONS and Accept-Patch', async () => {
+        const res = await http('OPTIONS', `/events/${event.id}`)
+        assert.equal(res.status, 204)
+        assert.equal(res.text, '')
+        assert.deepEqual(methodSet(res.header('allow')), allow.event)
+        assert.deepEqual(typeSet(res.header('accept-patch')), [types.mergePatch])
+        assert.equal(res.header('accept-post'), undefined, 'an event takes no POST')
+        assert.equal(res.header('accept-query'), undefined, 'an event takes no QUERY')
+      })
+
+      it('/locations/<id>: 204, Allow GET HEAD OPTIONS and no Accept-* fields', async () => {
+        const res = await http('OPTIONS', `/locations/${locationId}`)
+        assert.equal(res.status, 204)
+        assert.equal(res.text, '')
+        assert.deepEqual(methodSet(res.header('allow')), allow.location)
+        for (const field of ['accept-post', 'accept-patch', 'accept-query']) {
+          assert.equal(res.header(field), undefined, `a location has no ${field}`)
+        }
+      })
+
+      it('/rel/event and /rel/location: 204, Allow GET HEAD OPTIONS', async () => {
+        for (const path of ['/rel/event', '/rel/location']) {
+          const res = await http('OPTIONS', path)
+          assert.equal(res.status, 204)
+          assert.deepEqual(methodSet(res.header('allow')), allow.relation)
+        }
+      })
+
+      it('needs no credentials', async () => {
+        for (const path of ['/events', `/events/${event.id}`, `/locations/${locationId}`, '/rel/event']) {
+          const res = await http('OPTIONS', path)
+          assert.equal(res.status, 204, `OPTIONS ${path}`)
+          assert.equal(res.header('www-authenticate'), undefined)
+        }
+      })
+    })
+
+    describe('405 Method Not Allowed', () => {
+      /** The method on the path is refused with 405 and the Allow of that resource. */
+      async function notAllowed(method: string, path: string, expected: string[], body?: unknown) {
+        const res = await http(method, path, {
+          headers:
+            body === undefined ? { authorization: service.editorAuth } : jsonHeaders(service.editorAuth),
+          ...(body !== undefined && { body }),
+        })
+        assert.equal(res.status, 405, `${method} ${path} → ${res.status} ${res.text}`)
+        assertProblem(res, 405)
+        assert.deepEqual(methodSet(res.header('allow')), expected, `${method} ${path}: Allow`)
+        const options = await http('OPTIONS', path)
+        assert.deepEqual(
+          methodSet(res.header('allow')),
+          methodSet(options.header('allow')),
+          'the same Allow as OPTIONS',
+        )
+      }
+
+      it('on /events: PUT, PATCH, DELETE, TRACE — and the collection is untouched', async () => {
+        const before = await totalEvents(http)
+        await notAllowed('DELETE', '/events', allow.events)
+        await notAllowed('PUT', '/events', allow.events, { title: 'x', date: '2027-01-01T00:00:00Z' })
+        await notAllowed('PATCH', '/events', allow.events, { title: 'x' })
+        await notAllowed('TRACE', '/events', allow.events)
+        assert.equal(await totalEvents(http), before)
+        assert.deepEqual((await readEvent(http, event.id)).event, event)
+      })
+
+      it('on /events/<id>: POST, QUERY — and the event is untouched', async () => {
+        const before = await totalEvents(http)
+        await notAllowed('POST', `/events/${event.id}`, allow.event, {
+          title: 'x',
+          date: '2027-01-01T00:00:00Z',
+          location_id: locationId,
+        })
+        await notAllowed('QUERY', `/events/${event.id}`, allow.event, { page: 1 })
+        assert.equal(await totalEvents(http), before)
+        assert.deepEqual((await readEvent(http, event.id)).event, event)
+      })
+
+      it('on /locations/<id>: PUT, PATCH, POST, DELETE — locations are read-only', async () => {
+        const before = await http('GET', `/locations/${locationId}`)
+        await notAllowed('PUT', `/locations/${locationId}`, allow.location, {
+          name: 'Renamed',
+          address: 'Elsewhere',
+        })
+        await notAllowed('PATCH', `/locations/${locationId}`, allow.location, { name: 'Renamed' })
+        await notAllowed('POST', `/locations/${locationId}`, allow.location, { name: 'New', address: 'New' })
+        await notAllowed('DELETE', `/locations/${locationId}`, allow.location)
+        const after = await http('GET', `/locations/${locationId}`)
+        assert.equal(after.status, 200)
+        assert.deepEqual(after.json(), before.json(), 'the location is unchanged')
+      })
+
+      it('on /rel/event: POST, PUT, DELETE', async () => {
+        await notAllowed('POST', '/rel/event', allow.relation, {})
+        await notAllowed('PUT', '/rel/event', allow.relation, {})
+        await notAllowed('DELETE', '/rel/location', allow.relation)
+      })
+    })
+  })
+}
