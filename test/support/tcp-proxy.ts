@@ -1,6 +1,6 @@
 // A TCP proxy between the service and its database that a test can cut and restore, to see how
 // the service behaves when the database goes away — without touching the real database server.
-import { createServer, type Server, type Socket, connect } from 'node:net'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 
 export interface TcpProxy {
   readonly port: number
