@@ -45,6 +45,10 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
     // Unknown fields are an error (422), never silently dropped; types are never coerced.
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
+      // ajv-formats' date-time is looser than RFC 3339 (it takes a space for T, leap seconds and
+      // offsets without a colon); the service's own parser decides, so all field errors come at once.
+      onCreate: (ajv) =>
+        ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseDateTime(s).ok }),
     },
     forceCloseConnections: 'idle',
     // While draining, a request on an open keep-alive connection is still served (with

@@ -1,0 +1,47 @@
+// CONTRACT.md §5: a validation failure lists every invalid field in `errors`, each with a JSON
+// Pointer, in one response — the date rules included.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startService, type TestService } from '../support/service.ts'
+import { storeTargets } from '../support/stores.ts'
+
+for (const target of storeTargets) {
+  describe(`[${target.name}] validation errors`, () => {
+    let service: TestService
+    before(async () => {
+      service = await startService(target, { seed: 'true' })
+    })
+    after(() => service.close())
+
+    const put = (body: unknown) =>
+      service.request('PUT', '/events/1', {
+        headers: { authorization: service.editorAuth, 'content-type': 'application/json' },
+        body,
+      })
+
+    it('reports an empty title and an impossible date together, and changes nothing', async () => {
+      const before = (await service.request('GET', '/events/1')).text
+      const res = await put({ title: '', date: '2026-02-30T00:00:00Z', colour: 'red' })
+      assert.equal(res.status, 422)
+      const pointers = new Set(res.json().errors.map((e: { pointer: string }) => e.pointer))
+      assert.deepEqual([...pointers].sort(), ['/colour', '/date', '/title'])
+      assert.equal((await service.request('GET', '/events/1')).text, before)
+    })
+
+    for (const date of [
+      '2026-02-28 19:30:00Z',
+      '2026-02-28T19:30:60Z',
+      '2026-02-28T19:30:00+0100',
+      '2026-02-28T19:30:00',
+    ]) {
+      it(`refuses ${date}, which is not RFC 3339, with a pointer at /date`, async () => {
+        const res = await put({ title: 'Fine', date })
+        assert.equal(res.status, 422)
+        assert.deepEqual(
+          res.json().errors.map((e: { pointer: string }) => e.pointer),
+          ['/date'],
+        )
+      })
+    }
+  })
+}
