@@ -5,6 +5,7 @@ import { dateProblemText, parseDateTime } from '../domain/dates.ts'
 import type { ImportLocation } from '../store/event-store.ts'
 
 const maxReported = 20
+const textRule = 'must be a string of 1–200 characters, not only whitespace, without U+0000'
 
 export class ImportError extends Error {}
 
@@ -30,9 +31,8 @@ export async function readImportFile(path: string): Promise<{ locations: ImportL
     const location = (entry ?? {}) as Record<string, unknown>
     const name = text(location.name)
     const address = text(location.address)
-    if (name === undefined) problem(`${at}/name`, 'must be a string of 1–200 characters, not only whitespace')
-    if (address === undefined)
-      problem(`${at}/address`, 'must be a string of 1–200 characters, not only whitespace')
+    if (name === undefined) problem(`${at}/name`, textRule)
+    if (address === undefined) problem(`${at}/address`, textRule)
     const rawEvents = location.events ?? []
     if (!Array.isArray(rawEvents)) {
       problem(`${at}/events`, 'must be an array')
@@ -41,8 +41,7 @@ export async function readImportFile(path: string): Promise<{ locations: ImportL
     const parsed = rawEvents.map((raw: unknown, e: number) => {
       const event = (raw ?? {}) as Record<string, unknown>
       const title = text(event.title)
-      if (title === undefined)
-        problem(`${at}/events/${e}/title`, 'must be a string of 1–200 characters, not only whitespace')
+      if (title === undefined) problem(`${at}/events/${e}/title`, textRule)
       const date = typeof event.date === 'string' ? parseDateTime(event.date) : undefined
       if (!date?.ok) problem(`${at}/events/${e}/date`, dateProblemText[date?.problem ?? 'format'])
       return { title: title ?? '', date: date?.ok ? date.value : 0 }
@@ -55,6 +54,14 @@ export async function readImportFile(path: string): Promise<{ locations: ImportL
 }
 
 function text(value: unknown): string | undefined {
-  if (typeof value !== 'string' || [...value].length > 200 || value.trim() === '') return undefined
+  // U+0000 cannot be stored in PostgreSQL text; the HTTP API refuses it on every store too.
+  if (
+    typeof value !== 'string' ||
+    [...value].length > 200 ||
+    value.trim() === '' ||
+    value.includes('\u0000')
+  ) {
+    return undefined
+  }
   return value
 }

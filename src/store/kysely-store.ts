@@ -1,7 +1,6 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
 import { type Kysely, Migrator, sql, type Transaction } from 'kysely'
-import { DomainError, invalidField } from '../domain/errors.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
 import type {
@@ -16,6 +15,15 @@ import type { SqlFlavour } from './flavour.ts'
 import { migrations } from './migrations/index.ts'
 import { toEvent, toLocation, toUser } from './rows.ts'
 import type { Database } from './schema.ts'
+import {
+  insertEvent,
+  insertEventOnce,
+  insertLocations,
+  requireLocation,
+  requireStorable,
+  whyNotWritten,
+  withPrecondition,
+} from './writes.ts'
 
 export type Executor = Kysely<Database> | Transaction<Database>
 
@@ -97,42 +105,7 @@ export class KyselyStore implements EventStore {
       // Same-key requests queue here (on SQLite every writer already does), so the second one
       // sees the first one's committed row.
       await this.dialect.exclusive?.(trx, `idempotency:${key.principal}:${key.key}`)
-      const now = Date.now()
-      await trx
-        .deleteFrom('idempotency_keys')
-        .where('created_at', '<', now - key.lifetimeMs)
-        .execute()
-      const earlier = await trx
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('principal', '=', key.principal)
-        .where('key', '=', key.key)
-        .executeTakeFirst()
-      if (earlier) {
-        if (earlier.fingerprint !== key.fingerprint) {
-          throw new DomainError(
-            'idempotency_key_reused',
-            'this Idempotency-Key was already used with a different request body',
-          )
-        }
-        return { event: toEvent({ ...earlier, id: earlier.event_id }), replayed: true }
-      }
-      const created = await insertEvent(trx, event)
-      await trx
-        .insertInto('idempotency_keys')
-        .values({
-          principal: key.principal,
-          key: key.key,
-          fingerprint: key.fingerprint,
-          event_id: created.id,
-          title: created.title,
-          starts_at: created.date,
-          location_id: created.locationId,
-          version: created.version,
-          created_at: now,
-        })
-        .execute()
-      return { event: created, replayed: false }
+      return insertEventOnce(trx, event, key)
     })
   }
 
@@ -263,77 +236,4 @@ export class KyselyStore implements EventStore {
       throw this.dialect.translate(error)
     }
   }
-}
-
-async function insertEvent(trx: Executor, event: NewEvent) {
-  requireStorable('/title', event.title)
-  await requireLocation(trx, event.locationId, '/location_id')
-  const row = await trx
-    .insertInto('events')
-    .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
-    .returningAll()
-    .executeTakeFirstOrThrow()
-  return toEvent(row)
-}
-
-async function requireLocation(trx: Executor, id: number, pointer: string) {
-  const found = await trx.selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst()
-  if (!found) throw invalidField(pointer, `names no existing location (${id})`)
-}
-
-// PostgreSQL's text type cannot hold U+0000; every store refuses it so that all stores agree.
-function requireStorable(pointer: string, text: string | undefined) {
-  if (text?.includes('\u0000'))
-    throw invalidField(pointer, 'contains the character U+0000, which cannot be stored')
-}
-
-interface Filterable<Q> {
-  where(column: 'version', op: 'in', values: readonly number[]): Q
-}
-
-function withPrecondition<Q extends Filterable<Q>>(query: Q, precondition: Precondition | undefined): Q {
-  if (precondition?.kind !== 'versions') return query
-  // `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
-  // a tag naming a larger version can never match.
-  const versions = precondition.versions.filter((v) => v <= maxVersion)
-  // An If-Match that names no usable tag can never match; `in ()` is not valid SQL everywhere.
-  return query.where('version', 'in', versions.length > 0 ? versions : [-1])
-}
-
-const maxVersion = 2_147_483_647
-
-async function whyNotWritten(trx: Executor, id: number): Promise<DomainError> {
-  const exists = await trx.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()
-  return exists
-    ? new DomainError('precondition_failed', `event ${id} has changed since the ETag in If-Match was issued`)
-    : new DomainError('not_found', `there is no event ${id}`)
-}
-
-async function insertLocations(
-  trx: Executor,
-  flavour: SqlFlavour,
-  locations: Iterable<ImportLocation>,
-  onProgress?: (events: number) => void,
-): Promise<{ locations: number; events: number }> {
-  const batchSize = Math.floor(flavour.maxParameters / 3)
-  let locationCount = 0
-  let eventCount = 0
-  for (const location of locations) {
-    const { id } = await trx
-      .insertInto('locations')
-      .values({ name: location.name, address: location.address })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    locationCount++
-    for (let start = 0; start < location.events.length; start += batchSize) {
-      const batch = location.events.slice(start, start + batchSize)
-      await trx
-        .insertInto('events')
-        .values(batch.map((e) => ({ title: e.title, starts_at: e.date, location_id: Number(id) })))
-        .execute()
-      eventCount += batch.length
-      onProgress?.(eventCount)
-    }
-  }
-  return { locations: locationCount, events: eventCount }
 }

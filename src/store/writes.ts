@@ -1,0 +1,126 @@
+// The write steps the store's operations share. Each runs inside the caller's transaction.
+import { DomainError, invalidField } from '../domain/errors.ts'
+import type { Precondition } from '../domain/types.ts'
+import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
+import type { SqlFlavour } from './flavour.ts'
+import type { Executor } from './kysely-store.ts'
+import { toEvent } from './rows.ts'
+
+export async function insertEvent(trx: Executor, event: NewEvent) {
+  requireStorable('/title', event.title)
+  await requireLocation(trx, event.locationId, '/location_id')
+  const row = await trx
+    .insertInto('events')
+    .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toEvent(row)
+}
+
+export async function requireLocation(trx: Executor, id: number, pointer: string) {
+  const found = await trx.selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst()
+  if (!found) throw invalidField(pointer, `names no existing location (${id})`)
+}
+
+// PostgreSQL's text type cannot hold U+0000; every store refuses it so that all stores agree.
+export function requireStorable(pointer: string, text: string | undefined) {
+  if (text?.includes('\u0000'))
+    throw invalidField(pointer, 'contains the character U+0000, which cannot be stored')
+}
+
+interface Filterable<Q> {
+  where(column: 'version', op: 'in', values: readonly number[]): Q
+}
+
+export function withPrecondition<Q extends Filterable<Q>>(
+  query: Q,
+  precondition: Precondition | undefined,
+): Q {
+  if (precondition?.kind !== 'versions') return query
+  // `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
+  // a tag naming a larger version can never match.
+  const versions = precondition.versions.filter((v) => v <= maxVersion)
+  // An If-Match that names no usable tag can never match; `in ()` is not valid SQL everywhere.
+  return query.where('version', 'in', versions.length > 0 ? versions : [-1])
+}
+
+const maxVersion = 2_147_483_647
+
+export async function whyNotWritten(trx: Executor, id: number): Promise<DomainError> {
+  const exists = await trx.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()
+  return exists
+    ? new DomainError('precondition_failed', `event ${id} has changed since the ETag in If-Match was issued`)
+    : new DomainError('not_found', `there is no event ${id}`)
+}
+
+export async function insertLocations(
+  trx: Executor,
+  flavour: SqlFlavour,
+  locations: Iterable<ImportLocation>,
+  onProgress?: (events: number) => void,
+): Promise<{ locations: number; events: number }> {
+  const batchSize = Math.floor(flavour.maxParameters / 3)
+  let locationCount = 0
+  let eventCount = 0
+  for (const location of locations) {
+    const { id } = await trx
+      .insertInto('locations')
+      .values({ name: location.name, address: location.address })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    locationCount++
+    for (let start = 0; start < location.events.length; start += batchSize) {
+      const batch = location.events.slice(start, start + batchSize)
+      await trx
+        .insertInto('events')
+        .values(batch.map((e) => ({ title: e.title, starts_at: e.date, location_id: Number(id) })))
+        .execute()
+      eventCount += batch.length
+      onProgress?.(eventCount)
+    }
+  }
+  return { locations: locationCount, events: eventCount }
+}
+
+/**
+ * Creates the event and remembers it under the key, or answers the event first created under
+ * it. The caller holds the key's lock (or every writer's).
+ */
+export async function insertEventOnce(trx: Executor, event: NewEvent, key: IdempotencyKey) {
+  const now = Date.now()
+  await trx
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', now - key.lifetimeMs)
+    .execute()
+  const earlier = await trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('principal', '=', key.principal)
+    .where('key', '=', key.key)
+    .executeTakeFirst()
+  if (earlier) {
+    if (earlier.fingerprint !== key.fingerprint) {
+      throw new DomainError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was already used with a different request body',
+      )
+    }
+    return { event: toEvent({ ...earlier, id: earlier.event_id }), replayed: true }
+  }
+  const created = await insertEvent(trx, event)
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      principal: key.principal,
+      key: key.key,
+      fingerprint: key.fingerprint,
+      event_id: created.id,
+      title: created.title,
+      starts_at: created.date,
+      location_id: created.locationId,
+      version: created.version,
+      created_at: now,
+    })
+    .execute()
+  return { event: created, replayed: false }
+}
