@@ -1,5 +1,5 @@
 // /events and /events/<id>: thin handlers — validated input in, one store call, a representation out.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
 import {
   Event,
@@ -13,7 +13,7 @@ import { dateProblemText, parseDateTime } from '../../domain/dates.ts'
 import { DomainError, invalidField } from '../../domain/errors.ts'
 import { contentEtag, versionEtag } from '../../domain/etag.ts'
 import { resolvePage } from '../../domain/paging.ts'
-import type { EventChanges } from '../../domain/types.ts'
+import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { notModified, writePrecondition } from '../conditional.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
@@ -76,12 +76,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
               })
             ).event
           : await store.createEvent(input)
-        return reply
-          .code(201)
-          .header('location', paths.event(event.id))
-          .header('etag', versionEtag(event.version))
-          .type(mediaTypes.event)
-          .send(representEvent(event))
+        return sendEvent(reply.code(201).header('location', paths.event(event.id)), event)
       },
     },
   })
@@ -91,7 +86,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       produces: eventTypes,
       schema: { response: { 200: Event } },
       async handler(request, reply) {
-        const id = parseId((request.params as { id: string }).id, 'event')
+        const id = eventId(request)
         const event = await store.getEvent(id)
         if (!event) throw new DomainError('not_found', `there is no event ${id}`)
         if (notModified(request, reply, versionEtag(event.version))) return reply.code(304).send()
@@ -105,17 +100,13 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       bodyRequired: true,
       schema: { body: EventReplace, response: { 200: Event } },
       async handler(request, reply) {
-        const id = parseId((request.params as { id: string }).id, 'event')
+        const id = eventId(request)
         const body = request.body as EventReplace
         if (body.id !== undefined && body.id !== id) {
           throw invalidField('/id', `must equal the id in the path (${id}) or be left out`)
         }
-        return sendUpdated(
-          reply,
-          id,
-          { title: body.title, date: toMillis(body.date) },
-          writePrecondition(request),
-        )
+        const changes = { title: body.title, date: toMillis(body.date) }
+        return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
       },
     },
     PATCH: {
@@ -125,33 +116,29 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       bodyRequired: true,
       schema: { body: EventPatch, response: { 200: Event } },
       async handler(request, reply) {
-        const id = parseId((request.params as { id: string }).id, 'event')
+        const id = eventId(request)
         const body = request.body as EventPatch
         const changes: EventChanges = {
           ...(body.title !== undefined && { title: body.title }),
           ...(body.date !== undefined && { date: toMillis(body.date) }),
           ...(body.location_id !== undefined && { locationId: body.location_id }),
         }
-        return sendUpdated(reply, id, changes, writePrecondition(request))
+        return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
       },
     },
     DELETE: {
       write: true,
       async handler(request, reply) {
-        const id = parseId((request.params as { id: string }).id, 'event')
+        const id = eventId(request)
         await store.deleteEvent(id, writePrecondition(request))
         return reply.code(204).send()
       },
     },
   })
-
-  async function sendUpdated(
-    reply: import('fastify').FastifyReply,
-    id: number,
-    changes: EventChanges,
-    precondition: ReturnType<typeof writePrecondition>,
-  ) {
-    const event = await store.updateEvent(id, changes, precondition)
-    return reply.header('etag', versionEtag(event.version)).type(mediaTypes.event).send(representEvent(event))
-  }
 }
+
+function sendEvent(reply: FastifyReply, event: DomainEvent) {
+  return reply.header('etag', versionEtag(event.version)).type(mediaTypes.event).send(representEvent(event))
+}
+
+const eventId = (request: FastifyRequest) => parseId((request.params as { id: string }).id, 'event')
