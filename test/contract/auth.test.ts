@@ -2,21 +2,9 @@
 // credentials of an editor; 401 carries the exact challenge, 403 refuses readers, nothing is
 // changed by a refused write, and no response ever sets a cookie.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import {
-  assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
-  type Json,
-  jsonHeaders,
-  newLocation,
-  readEvent,
-  totalEvents,
-  types,
-  uniqueTitle,
-} from '../support/contract.ts'
-import { basic, editor, reader, startService, type TestService } from '../support/service.ts'
+import { describe, it } from 'node:test'
+import { assertProblem, contractService, type Json, jsonHeaders, types } from '../support/contract.ts'
+import { basic, editor, reader } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const challenge = 'Basic realm="events", charset="UTF-8"'
@@ -24,19 +12,11 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 
 for (const target of storeTargets) {
   describe(`[${target.name}] authentication and authorisation`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
     /** The four writes, each against its own fresh event, with the body each takes. */
     async function writes() {
-      const event = await createEvent(http, service, { location_id: locationId })
+      const event = await ctx.createEvent()
       return {
         event,
         requests: [
@@ -44,7 +24,7 @@ for (const target of storeTargets) {
             method: 'POST',
             path: '/events',
             contentType: types.json,
-            body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+            body: ctx.newEventBody(),
           },
           {
             method: 'PUT',
@@ -66,13 +46,13 @@ for (const target of storeTargets) {
     /** Every write with this Authorization (or none) answers `status`, and nothing changes. */
     async function refused(authorization: string | undefined, status: 401 | 403) {
       const { event, requests } = await writes()
-      const before = await totalEvents(http)
+      const before = await ctx.totalEvents()
       for (const { method, path, contentType, body } of requests) {
         const headers: Record<string, string> = {
           ...(contentType !== undefined && { 'content-type': contentType }),
           ...(authorization !== undefined && { authorization }),
         }
-        const res = await http(method, path, { headers, ...(body !== undefined && { body }) })
+        const res = await ctx.http(method, path, { headers, ...(body !== undefined && { body }) })
         assert.equal(
           res.status,
           status,
@@ -87,12 +67,8 @@ for (const target of storeTargets) {
           )
         }
       }
-      assert.equal(await totalEvents(http), before, 'nothing was created')
-      assert.deepEqual(
-        (await readEvent(http, event.id)).event,
-        event as Json,
-        'nothing was changed or deleted',
-      )
+      assert.equal(await ctx.totalEvents(), before, 'nothing was created')
+      assert.deepEqual((await ctx.readEvent(event.id)).event, event as Json, 'nothing was changed or deleted')
     }
 
     it('answers 401 with the Basic challenge to writes without credentials', async () => {
@@ -101,9 +77,9 @@ for (const target of storeTargets) {
 
     it('answers 401 to a wrong password', async () => {
       await refused(basic(editor.user, 'not-the-password'), 401)
-      const nearMiss = await http('POST', '/events', {
+      const nearMiss = await ctx.http('POST', '/events', {
         headers: jsonHeaders(basic(editor.user, editor.password.toUpperCase())),
-        body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+        body: ctx.newEventBody(),
       })
       assertProblem(nearMiss, 401)
       assert.equal(nearMiss.header('www-authenticate'), challenge)
@@ -126,9 +102,9 @@ for (const target of storeTargets) {
         `${editor.user}:${editor.password}`,
         b64(`${editor.user}:${editor.password}`),
       ]) {
-        const res = await http('POST', '/events', {
+        const res = await ctx.http('POST', '/events', {
           headers: jsonHeaders(field),
-          body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+          body: ctx.newEventBody(),
         })
         assertProblem(res, 401)
         assert.equal(res.header('www-authenticate'), challenge, `Authorization: ${field}`)
@@ -136,15 +112,15 @@ for (const target of storeTargets) {
     })
 
     it('answers 401 before looking at the body of an unauthenticated write', async () => {
-      const res = await http('POST', '/events', { headers: jsonHeaders(), body: { nonsense: true } })
+      const res = await ctx.http('POST', '/events', { headers: jsonHeaders(), body: { nonsense: true } })
       assertProblem(res, 401)
       assert.equal(res.header('www-authenticate'), challenge)
-      const malformed = await http('POST', '/events', { headers: jsonHeaders(), body: '{"title": ' })
+      const malformed = await ctx.http('POST', '/events', { headers: jsonHeaders(), body: '{"title": ' })
       assertProblem(malformed, 401)
     })
 
     it('answers 403 to a reader and changes nothing', async () => {
-      await refused(service.readerAuth, 403)
+      await refused(ctx.service.readerAuth, 403)
       await refused(basic(reader.user, reader.password), 403)
     })
 
@@ -153,10 +129,10 @@ for (const target of storeTargets) {
       const expected: Record<string, number> = { POST: 201, PUT: 200, PATCH: 200, DELETE: 204 }
       for (const { method, path, contentType, body } of requests) {
         const headers: Record<string, string> = {
-          authorization: service.editorAuth,
+          authorization: ctx.service.editorAuth,
           ...(contentType !== undefined && { 'content-type': contentType }),
         }
-        const res = await http(method, path, { headers, ...(body !== undefined && { body }) })
+        const res = await ctx.http(method, path, { headers, ...(body !== undefined && { body }) })
         assert.equal(res.status, expected[method], `${method} ${path}: ${res.text}`)
         assert.equal(res.header('www-authenticate'), undefined)
       }
@@ -165,23 +141,23 @@ for (const target of storeTargets) {
     it('takes the scheme name case-insensitively (RFC 9110 §11.1)', async () => {
       const token = b64(`${editor.user}:${editor.password}`)
       for (const scheme of ['basic', 'BASIC']) {
-        const res = await http('POST', '/events', {
+        const res = await ctx.http('POST', '/events', {
           headers: jsonHeaders(`${scheme} ${token}`),
-          body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+          body: ctx.newEventBody(),
         })
         assert.equal(res.status, 201, `${scheme}: ${res.text}`)
       }
     })
 
     it('needs no credentials for GET, HEAD and OPTIONS', async () => {
-      const event = await createEvent(http, service, { location_id: locationId })
-      for (const path of ['/events', `/events/${event.id}`, `/locations/${locationId}`]) {
+      const event = await ctx.createEvent()
+      for (const path of ['/events', `/events/${event.id}`, `/locations/${ctx.locationId}`]) {
         for (const [method, status] of [
           ['GET', 200],
           ['HEAD', 200],
           ['OPTIONS', 204],
         ] as const) {
-          const res = await http(method, path)
+          const res = await ctx.http(method, path)
           assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
           assert.equal(res.header('www-authenticate'), undefined)
         }
@@ -189,16 +165,16 @@ for (const target of storeTargets) {
     })
 
     it('is stateless: no response sets a cookie, and credentials are needed on every write', async () => {
-      const ok = await http('POST', '/events', {
-        headers: jsonHeaders(service.editorAuth),
-        body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+      const ok = await ctx.http('POST', '/events', {
+        headers: jsonHeaders(ctx.service.editorAuth),
+        body: ctx.newEventBody(),
       })
       assert.equal(ok.status, 201)
-      const forbidden = await http('DELETE', `/events/${ok.json().id}`, {
-        headers: { authorization: service.readerAuth },
+      const forbidden = await ctx.http('DELETE', `/events/${ok.json().id}`, {
+        headers: { authorization: ctx.service.readerAuth },
       })
       assert.equal(forbidden.status, 403)
-      const anonymous = await http('DELETE', `/events/${ok.json().id}`)
+      const anonymous = await ctx.http('DELETE', `/events/${ok.json().id}`)
       assert.equal(anonymous.status, 401, 'a successful login before does not open a session')
       for (const res of [ok, forbidden, anonymous]) assert.equal(res.headers['set-cookie'], undefined)
     })

@@ -2,67 +2,57 @@
 // Vary naming Accept, X-Request-Id (the client's when sane), an exact Content-Length and a
 // Content-Type with every body, and never Set-Cookie.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import {
   assertCommonHeaders,
   assertEveryResponse,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   type Json,
   jsonHeaders,
-  newLocation,
-  readEvent,
   types,
-  uniqueTitle,
 } from '../support/contract.ts'
 import type { RequestOptions, Response } from '../support/service.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] headers of every response`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
     /** One request per status the service gives, each made against fresh data. */
     async function oneOfEachStatus(extra: Record<string, string> = {}) {
-      const event: Json = await createEvent(http, service, { location_id: locationId })
-      const doomed: Json = await createEvent(http, service, { location_id: locationId })
-      const { etag } = await readEvent(http, event.id)
+      const event: Json = await ctx.createEvent()
+      const doomed: Json = await ctx.createEvent()
+      const { etag } = await ctx.readEvent(event.id)
       const editor = (contentType: string = types.json) => ({
-        ...jsonHeaders(service.editorAuth, contentType),
+        ...jsonHeaders(ctx.service.editorAuth, contentType),
         ...extra,
       })
-      const newEvent = () => ({ title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId })
       const cases: [number, string, string, RequestOptions][] = [
         [200, 'GET', '/events', { headers: extra }],
         [200, 'HEAD', `/events/${event.id}`, { headers: extra }],
-        [200, 'GET', `/locations/${locationId}`, { headers: extra }],
+        [200, 'GET', `/locations/${ctx.locationId}`, { headers: extra }],
         [200, 'GET', '/rel/event', { headers: { ...extra, accept: 'text/html' } }],
-        [201, 'POST', '/events', { headers: editor(), body: newEvent() }],
+        [201, 'POST', '/events', { headers: editor(), body: ctx.newEventBody() }],
         [204, 'OPTIONS', '/events', { headers: extra }],
-        [204, 'DELETE', `/events/${doomed.id}`, { headers: { authorization: service.editorAuth, ...extra } }],
+        [
+          204,
+          'DELETE',
+          `/events/${doomed.id}`,
+          { headers: { authorization: ctx.service.editorAuth, ...extra } },
+        ],
         [304, 'GET', `/events/${event.id}`, { headers: { ...extra, 'if-none-match': etag as string } }],
         [400, 'POST', '/events', { headers: editor(), body: '{"title":' }],
         [400, 'GET', '/events?per_page=101', { headers: extra }],
-        [401, 'POST', '/events', { headers: { ...jsonHeaders(), ...extra }, body: newEvent() }],
+        [401, 'POST', '/events', { headers: { ...jsonHeaders(), ...extra }, body: ctx.newEventBody() }],
         [
           403,
           'POST',
           '/events',
-          { headers: { ...jsonHeaders(service.readerAuth), ...extra }, body: newEvent() },
+          { headers: { ...jsonHeaders(ctx.service.readerAuth), ...extra }, body: ctx.newEventBody() },
         ],
         [404, 'GET', '/events/987654', { headers: extra }],
         [404, 'GET', '/no/such/path', { headers: extra }],
-        [405, 'DELETE', '/events', { headers: { authorization: service.editorAuth, ...extra } }],
+        [405, 'DELETE', '/events', { headers: { authorization: ctx.service.editorAuth, ...extra } }],
         [406, 'GET', `/events/${event.id}`, { headers: { ...extra, accept: 'application/xml' } }],
         [
           412,
@@ -72,11 +62,11 @@ for (const target of storeTargets) {
         ],
         [413, 'POST', '/events', { headers: editor(), body: `{}${' '.repeat(17 * 1024)}` }],
         [415, 'POST', '/events', { headers: editor('text/plain'), body: 'hello' }],
-        [422, 'POST', '/events', { headers: editor(), body: { ...newEvent(), title: '' } }],
+        [422, 'POST', '/events', { headers: editor(), body: { ...ctx.newEventBody(), title: '' } }],
       ]
       const responses: [number, string, string, Response][] = []
       for (const [status, method, path, options] of cases) {
-        responses.push([status, method, path, await service.request(method, path, options)])
+        responses.push([status, method, path, await ctx.service.request(method, path, options)])
       }
       return responses
     }
@@ -100,7 +90,7 @@ for (const target of storeTargets) {
     it('replaces an X-Request-Id that is too long or holds spaces', async () => {
       for (const sent of ['a'.repeat(300), 'has spaces in it', 'line\tbreak']) {
         for (const path of ['/events', '/events/987654']) {
-          const res = await http('GET', path, { headers: { 'x-request-id': sent } })
+          const res = await ctx.http('GET', path, { headers: { 'x-request-id': sent } })
           const got = res.header('x-request-id') ?? ''
           assert.notEqual(got, sent, `an insane request id (${sent.length} characters) is not echoed`)
           assert.ok(got.length > 0 && got.length <= 128, `the replacement is short: ${got}`)
@@ -111,14 +101,14 @@ for (const target of storeTargets) {
 
     it('gives each request its own id when the client sends none', async () => {
       const ids = new Set<string | undefined>()
-      for (let i = 0; i < 5; i++) ids.add((await http('GET', '/events')).header('x-request-id'))
+      for (let i = 0; i < 5; i++) ids.add((await ctx.http('GET', '/events')).header('x-request-id'))
       assert.equal(ids.size, 5)
     })
 
     it('counts Content-Length in bytes, not characters', async () => {
       const title = 'Ünïcödé 😀 — 東京'
-      const event = await createEvent(http, service, { title, location_id: locationId })
-      const res = await http('GET', `/events/${event.id}`)
+      const event = await ctx.createEvent({ title })
+      const res = await ctx.http('GET', `/events/${event.id}`)
       assert.equal(res.json().title, title)
       assert.equal(res.header('content-length'), String(Buffer.byteLength(res.text)))
       assert.notEqual(
@@ -129,16 +119,16 @@ for (const target of storeTargets) {
     })
 
     it('gives the exact vendor Content-Type without a charset parameter', async () => {
-      const event = await createEvent(http, service, { location_id: locationId })
+      const event = await ctx.createEvent()
       for (const [path, type] of [
         ['/events', types.events],
         [`/events/${event.id}`, types.event],
-        [`/locations/${locationId}`, types.location],
+        [`/locations/${ctx.locationId}`, types.location],
       ] as const) {
-        const res = await http('GET', path, { headers: { accept: 'application/json' } })
+        const res = await ctx.http('GET', path, { headers: { accept: 'application/json' } })
         assert.equal(res.header('content-type'), type)
       }
-      const problem = await http('GET', '/events/987654')
+      const problem = await ctx.http('GET', '/events/987654')
       assert.equal(problem.header('content-type'), types.problem)
     })
   })

@@ -2,65 +2,51 @@
 // oversized bodies 413 and oversized headers 431, unknown resources 404 — always as problem+json
 // without anything internal, never 5xx, and never with a change to the data.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import {
   assertCommonHeaders,
   assertEveryResponse,
   assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   type Json,
   jsonHeaders,
-  newLocation,
   rawExchange,
-  readEvent,
-  totalEvents,
   types,
 } from '../support/contract.ts'
-import { type Response, startService, type TestService } from '../support/service.ts'
+import type { Response } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] errors and bad input`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
-    const fixture = () => createEvent(http, service, { location_id: locationId })
+    const fixture = () => ctx.createEvent()
     async function unchanged(expected: Json) {
-      assert.deepEqual(
-        (await readEvent(http, expected.id)).event,
-        expected,
-        'a refused write changes nothing',
-      )
+      assert.deepEqual((await ctx.readEvent(expected.id)).event, expected, 'a refused write changes nothing')
     }
     /** `body` sent raw to each write of an event and to the collection reads; all must be `status`. */
     async function everywhere(body: string | Uint8Array, status: number) {
       const event = await fixture()
-      const before = await totalEvents(http)
+      const before = await ctx.totalEvents()
       const writes: [string, string, string][] = [
         ['POST', '/events', types.json],
         ['PUT', `/events/${event.id}`, types.json],
         ['PATCH', `/events/${event.id}`, types.mergePatch],
       ]
       for (const [method, path, contentType] of writes) {
-        const res = await http(method, path, { headers: jsonHeaders(service.editorAuth, contentType), body })
+        const res = await ctx.http(method, path, {
+          headers: jsonHeaders(ctx.service.editorAuth, contentType),
+          body,
+        })
         assert.equal(res.status, status, `${method} ${path} → ${res.status} ${res.text}`)
         assertProblem(res, status)
       }
       for (const method of ['GET', 'QUERY']) {
-        const res = await http(method, '/events', { headers: jsonHeaders(), body })
+        const res = await ctx.http(method, '/events', { headers: jsonHeaders(), body })
         assert.equal(res.status, status, `${method} /events → ${res.status} ${res.text}`)
         assertProblem(res, status)
       }
-      assert.equal(await totalEvents(http), before)
+      assert.equal(await ctx.totalEvents(), before)
       await unchanged(event)
     }
 
@@ -95,7 +81,7 @@ for (const target of storeTargets) {
       it('prototype-poisoning keys', async () => {
         await everywhere('{"__proto__":{}}', 400)
         await everywhere(
-          `{"title":"x","date":"2026-12-04T19:30:00Z","location_id":${locationId},"__proto__":{"admin":true}}`,
+          `{"title":"x","date":"2026-12-04T19:30:00Z","location_id":${ctx.locationId},"__proto__":{"admin":true}}`,
           400,
         )
       })
@@ -104,45 +90,48 @@ for (const target of storeTargets) {
     describe('4xx, never 5xx, for values of the wrong type or size', () => {
       it('huge numbers in POST, PUT, PATCH and paging', async () => {
         const event = await fixture()
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         const date = '"2026-12-04T19:30:00Z"'
         for (const n of ['1e400', '-1e400', '9007199254740993', '123456789012345678901234567890', '1e-400']) {
-          const post = await http('POST', '/events', {
-            headers: jsonHeaders(service.editorAuth),
+          const post = await ctx.http('POST', '/events', {
+            headers: jsonHeaders(ctx.service.editorAuth),
             body: `{"title":"Huge","date":${date},"location_id":${n}}`,
           })
           assertProblem(post, 422, '/location_id')
-          const put = await http('PUT', `/events/${event.id}`, {
-            headers: jsonHeaders(service.editorAuth),
+          const put = await ctx.http('PUT', `/events/${event.id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth),
             body: `{"id":${n},"title":"Huge","date":${date}}`,
           })
           assertProblem(put, 422, '/id')
-          const patch = await http('PATCH', `/events/${event.id}`, {
-            headers: jsonHeaders(service.editorAuth, types.mergePatch),
+          const patch = await ctx.http('PATCH', `/events/${event.id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth, types.mergePatch),
             body: `{"location_id":${n}}`,
           })
           assertProblem(patch, 422, '/location_id')
           for (const field of ['page', 'per_page']) {
-            const list = await http('GET', '/events', { headers: jsonHeaders(), body: `{"${field}":${n}}` })
+            const list = await ctx.http('GET', '/events', {
+              headers: jsonHeaders(),
+              body: `{"${field}":${n}}`,
+            })
             assert.ok(list.status >= 400 && list.status < 500, `${field}=${n} → ${list.status} ${list.text}`)
             assertProblem(list, list.status)
           }
-          const title = await http('POST', '/events', {
-            headers: jsonHeaders(service.editorAuth),
-            body: `{"title":${n},"date":${date},"location_id":${locationId}}`,
+          const title = await ctx.http('POST', '/events', {
+            headers: jsonHeaders(ctx.service.editorAuth),
+            body: `{"title":${n},"date":${date},"location_id":${ctx.locationId}}`,
           })
           assertProblem(title, 422, '/title')
         }
-        const query = await http('GET', '/events?page=99999999999999999999999')
+        const query = await ctx.http('GET', '/events?page=99999999999999999999999')
         assert.ok(query.status >= 400 && query.status < 500, `?page=huge → ${query.status}`)
-        assert.equal(await totalEvents(http), before)
+        assert.equal(await ctx.totalEvents(), before)
         await unchanged(event)
       })
 
       it('wrong types for every field', async () => {
         const event = await fixture()
-        const before = await totalEvents(http)
-        const good = { title: 'Typed', date: '2026-12-04T19:30:00Z', location_id: locationId }
+        const before = await ctx.totalEvents()
+        const good = { title: 'Typed', date: '2026-12-04T19:30:00Z', location_id: ctx.locationId }
         for (const [field, value] of [
           ['title', 5],
           ['title', true],
@@ -150,50 +139,53 @@ for (const target of storeTargets) {
           ['date', 1796499000000],
           ['date', ['2026-12-04T19:30:00Z']],
           ['date', {}],
-          ['location_id', String(locationId)],
+          ['location_id', String(ctx.locationId)],
           ['location_id', true],
-          ['location_id', [locationId]],
-          ['location_id', { id: locationId }],
+          ['location_id', [ctx.locationId]],
+          ['location_id', { id: ctx.locationId }],
         ] as const) {
-          const res = await http('POST', '/events', {
-            headers: jsonHeaders(service.editorAuth),
+          const res = await ctx.http('POST', '/events', {
+            headers: jsonHeaders(ctx.service.editorAuth),
             body: { ...good, [field]: value },
           })
           assertProblem(res, 422, `/${field}`)
           if (field !== 'location_id') {
-            const put = await http('PUT', `/events/${event.id}`, {
-              headers: jsonHeaders(service.editorAuth),
+            const put = await ctx.http('PUT', `/events/${event.id}`, {
+              headers: jsonHeaders(ctx.service.editorAuth),
               body: { title: good.title, date: good.date, [field]: value },
             })
             assertProblem(put, 422, `/${field}`)
           }
-          const patch = await http('PATCH', `/events/${event.id}`, {
-            headers: jsonHeaders(service.editorAuth, types.mergePatch),
+          const patch = await ctx.http('PATCH', `/events/${event.id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth, types.mergePatch),
             body: { [field]: value },
           })
           assertProblem(patch, 422, `/${field}`)
         }
-        assert.equal(await totalEvents(http), before)
+        assert.equal(await ctx.totalEvents(), before)
         await unchanged(event)
       })
 
       it('bodies that are JSON but not an object', async () => {
         const event = await fixture()
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         for (const body of ['[]', '"text"', '42', 'null', 'true', '[{"title":"x"}]']) {
           for (const [method, path, type] of [
             ['POST', '/events', types.json],
             ['PUT', `/events/${event.id}`, types.json],
             ['PATCH', `/events/${event.id}`, types.mergePatch],
           ] as const) {
-            const res = await http(method, path, { headers: jsonHeaders(service.editorAuth, type), body })
+            const res = await ctx.http(method, path, {
+              headers: jsonHeaders(ctx.service.editorAuth, type),
+              body,
+            })
             assert.ok([400, 422].includes(res.status), `${method} ${body} → ${res.status} ${res.text}`)
             assertProblem(res, res.status)
           }
-          const list = await http('GET', '/events', { headers: jsonHeaders(), body })
+          const list = await ctx.http('GET', '/events', { headers: jsonHeaders(), body })
           assertProblem(list, 400)
         }
-        assert.equal(await totalEvents(http), before)
+        assert.equal(await ctx.totalEvents(), before)
         await unchanged(event)
       })
 
@@ -204,7 +196,10 @@ for (const target of storeTargets) {
           ['PUT', `/events/${event.id}`, types.json],
           ['PATCH', `/events/${event.id}`, types.mergePatch],
         ] as const) {
-          const res = await http(method, path, { headers: jsonHeaders(service.editorAuth, type), body: '' })
+          const res = await ctx.http(method, path, {
+            headers: jsonHeaders(ctx.service.editorAuth, type),
+            body: '',
+          })
           assert.ok(
             [400, 422].includes(res.status),
             `${method} with an empty body → ${res.status} ${res.text}`,
@@ -216,13 +211,13 @@ for (const target of storeTargets) {
 
       it('text that looks like SQL is stored as text', async () => {
         const title = `x' OR '1'='1"; DROP TABLE events; --`
-        const res = await http('POST', '/events', {
-          headers: jsonHeaders(service.editorAuth),
-          body: { title, date: '2026-12-04T19:30:00Z', location_id: locationId },
+        const res = await ctx.http('POST', '/events', {
+          headers: jsonHeaders(ctx.service.editorAuth),
+          body: { title, date: '2026-12-04T19:30:00Z', location_id: ctx.locationId },
         })
         assert.equal(res.status, 201)
-        assert.equal((await readEvent(http, res.json().id)).event.title, title)
-        assert.ok((await totalEvents(http)) >= 1)
+        assert.equal((await ctx.readEvent(res.json().id)).event.title, title)
+        assert.ok((await ctx.totalEvents()) >= 1)
       })
     })
 
@@ -249,38 +244,38 @@ for (const target of storeTargets) {
           '/locations',
           '/rel/nope',
         ]) {
-          const res = await http('GET', path)
+          const res = await ctx.http('GET', path)
           assert.equal(res.status, 404, `GET ${path} → ${res.status} ${res.text}`)
           assertProblem(res, 404)
         }
       })
 
       it('writes to ids that cannot exist answer 404 and create nothing', async () => {
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         for (const id of ['abc', '0', '-1', '99999999999999999999', '987654']) {
-          const put = await http('PUT', `/events/${id}`, {
-            headers: jsonHeaders(service.editorAuth),
+          const put = await ctx.http('PUT', `/events/${id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth),
             body: { title: 'Ghost', date: '2027-01-01T00:00:00Z' },
           })
           assertProblem(put, 404)
-          const patch = await http('PATCH', `/events/${id}`, {
-            headers: jsonHeaders(service.editorAuth, types.mergePatch),
+          const patch = await ctx.http('PATCH', `/events/${id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth, types.mergePatch),
             body: { title: 'Ghost' },
           })
           assertProblem(patch, 404)
           assertProblem(
-            await http('DELETE', `/events/${id}`, { headers: { authorization: service.editorAuth } }),
+            await ctx.http('DELETE', `/events/${id}`, { headers: { authorization: ctx.service.editorAuth } }),
             404,
           )
         }
-        assert.equal(await totalEvents(http), before)
+        assert.equal(await ctx.totalEvents(), before)
       })
     })
 
     describe('requests that are not HTTP', () => {
       it('are answered 400 as a problem, with the headers of every response', async () => {
         for (const text of ['GARBAGE\r\n\r\n', 'GET /events HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n']) {
-          const responses = await rawExchange(service.port, text)
+          const responses = await rawExchange(ctx.service.port, text)
           assert.equal(responses.length, 1, `one response to ${JSON.stringify(text)}`)
           const [res] = responses as [Response]
           assertProblem(res, 400)

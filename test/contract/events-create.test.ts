@@ -1,106 +1,87 @@
 // POST /events and the field rules every write shares (CONTRACT.md §2 Event, §3 POST): 201 with
 // Location, titles of 1–200 characters, RFC 3339 dates normalised to UTC, a known location.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import {
   assertEvent,
   assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   jsonHeaders,
-  newLocation,
-  totalEvents,
   types,
   uniqueTitle,
 } from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] POST /events`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
     const post = (body: unknown, contentType: string = types.json) =>
-      http('POST', '/events', { headers: jsonHeaders(service.editorAuth, contentType), body })
+      ctx.http('POST', '/events', { headers: jsonHeaders(ctx.service.editorAuth, contentType), body })
 
     /** Sends each body, expects 422 naming the pointer, and checks that nothing was created. */
     async function rejects(bodies: readonly unknown[], pointer: string) {
-      const before = await totalEvents(http)
+      const before = await ctx.totalEvents()
       for (const body of bodies) {
         const res = await post(body)
         assert.equal(res.status, 422, `${JSON.stringify(body)} → ${res.status} ${res.text}`)
         assertProblem(res, 422, pointer)
       }
-      assert.equal(await totalEvents(http), before, 'a rejected POST creates nothing')
+      assert.equal(await ctx.totalEvents(), before, 'a rejected POST creates nothing')
     }
 
     it('answers 201 with Location, the event type and the new event, which GET then returns', async () => {
       const res = await post({
         title: 'Release party',
         date: '2026-12-04T19:30:00Z',
-        location_id: locationId,
+        location_id: ctx.locationId,
       })
       assert.equal(res.status, 201)
       assert.equal(res.header('content-type'), types.event)
       const body = res.json()
-      assertEvent(body, { title: 'Release party', date: '2026-12-04T19:30:00Z', locationId })
+      assertEvent(body, { title: 'Release party', date: '2026-12-04T19:30:00Z', locationId: ctx.locationId })
       assert.equal(res.header('location'), `/events/${body.id}`)
-      const read = await http('GET', res.header('location') as string)
+      const read = await ctx.http('GET', res.header('location') as string)
       assert.equal(read.status, 200)
       assert.deepEqual(read.json(), body)
     })
 
     it('takes the event media type as the request body type as well as application/json', async () => {
-      const res = await post(
-        { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
-        types.event,
-      )
+      const res = await post(ctx.newEventBody(), types.event)
       assert.equal(res.status, 201, res.text)
-      const withCharset = await post(
-        { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
-        'application/json; charset=utf-8',
-      )
+      const withCharset = await post(ctx.newEventBody(), 'application/json; charset=utf-8')
       assert.equal(withCharset.status, 201, withCharset.text)
     })
 
     it('gives a Location that is a path whatever Host the request used', async () => {
-      const res = await http('POST', '/events', {
+      const res = await ctx.http('POST', '/events', {
         headers: {
-          ...jsonHeaders(service.editorAuth),
+          ...jsonHeaders(ctx.service.editorAuth),
           host: 'api.example.com:8443',
           'x-forwarded-proto': 'https',
         },
-        body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+        body: ctx.newEventBody(),
       })
       assert.equal(res.status, 201)
       assert.equal(res.header('location'), `/events/${res.json().id}`)
-      assertEvent(res.json(), { locationId })
+      assertEvent(res.json(), { locationId: ctx.locationId })
     })
 
     it('adds the event to the collection', async () => {
-      const before = await totalEvents(http)
-      await createEvent(http, service, { location_id: locationId })
-      assert.equal(await totalEvents(http), before + 1)
+      const before = await ctx.totalEvents()
+      await ctx.createEvent()
+      assert.equal(await ctx.totalEvents(), before + 1)
     })
 
     it('assigns positive ids that are never reused, even after a delete', async () => {
-      const first = await createEvent(http, service, { location_id: locationId })
-      const second = await createEvent(http, service, { location_id: locationId })
+      const first = await ctx.createEvent()
+      const second = await ctx.createEvent()
       assert.ok(second.id > first.id)
-      const deleted = await http('DELETE', `/events/${second.id}`, {
-        headers: { authorization: service.editorAuth },
+      const deleted = await ctx.http('DELETE', `/events/${second.id}`, {
+        headers: { authorization: ctx.service.editorAuth },
       })
       assert.equal(deleted.status, 204)
-      const third = await createEvent(http, service, { location_id: locationId })
+      const third = await ctx.createEvent()
       assert.ok(third.id > second.id, `id ${third.id} must not reuse the deleted ${second.id}`)
     })
 
@@ -112,7 +93,7 @@ for (const target of storeTargets) {
           { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: 0 },
           { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: -1 },
           { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: 1.5 },
-          { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: String(locationId) },
+          { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: String(ctx.locationId) },
           { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: null },
         ],
         '/location_id',
@@ -120,20 +101,14 @@ for (const target of storeTargets) {
     })
 
     it('rejects a missing title or date with 422 naming the field', async () => {
-      await rejects([{ date: '2026-12-04T19:30:00Z', location_id: locationId }], '/title')
-      await rejects([{ title: uniqueTitle(), location_id: locationId }], '/date')
+      await rejects([{ date: '2026-12-04T19:30:00Z', location_id: ctx.locationId }], '/title')
+      await rejects([{ title: uniqueTitle(), location_id: ctx.locationId }], '/date')
     })
 
     it('rejects unknown fields, including a client-chosen id, with 422', async () => {
-      await rejects(
-        [{ title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId, colour: 'red' }],
-        '/colour',
-      )
-      await rejects(
-        [{ title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId, id: 424242 }],
-        '/id',
-      )
-      const res = await http('GET', '/events/424242')
+      await rejects([ctx.newEventBody({ colour: 'red' })], '/colour')
+      await rejects([ctx.newEventBody({ id: 424242 })], '/id')
+      const res = await ctx.http('GET', '/events/424242')
       assert.equal(res.status, 404)
     })
 
@@ -147,14 +122,14 @@ for (const target of storeTargets) {
         "Robert'); DROP TABLE events;--",
         '  padded  ',
       ]) {
-        const res = await post({ title, date: '2026-12-04T19:30:00Z', location_id: locationId })
+        const res = await post({ title, date: '2026-12-04T19:30:00Z', location_id: ctx.locationId })
         assert.equal(
           res.status,
           201,
           `${JSON.stringify(title)} (${[...title].length} characters): ${res.text}`,
         )
         assert.equal(res.json().title, title)
-        const read = await http('GET', `/events/${res.json().id}`)
+        const read = await ctx.http('GET', `/events/${res.json().id}`)
         assert.equal(read.json().title, title)
       }
     })
@@ -174,7 +149,7 @@ for (const target of storeTargets) {
           null,
           ['x'],
           {},
-        ].map((title) => ({ title, date, location_id: locationId })),
+        ].map((title) => ({ title, date, location_id: ctx.locationId })),
         '/title',
       )
     })
@@ -193,10 +168,10 @@ for (const target of storeTargets) {
         ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00Z'],
       ]
       for (const [input, output] of cases) {
-        const res = await post({ title: uniqueTitle(), date: input, location_id: locationId })
+        const res = await post(ctx.newEventBody({ date: input }))
         assert.equal(res.status, 201, `${input}: ${res.text}`)
         assert.equal(res.json().date, output, `${input} is returned as ${output}`)
-        const read = await http('GET', `/events/${res.json().id}`)
+        const read = await ctx.http('GET', `/events/${res.json().id}`)
         assert.equal(read.json().date, output, `${input} is stored as ${output}`)
       }
     })
@@ -221,7 +196,7 @@ for (const target of storeTargets) {
           '',
           1796499000000,
           null,
-        ].map((date) => ({ title: uniqueTitle(), date, location_id: locationId })),
+        ].map((date) => ctx.newEventBody({ date })),
         '/date',
       )
     })

@@ -1,46 +1,31 @@
 // PUT, PATCH and DELETE of /events/<id> (seed §4 #3, #6 and rule 3; CONTRACT.md §3): what changes,
 // what stays, and that a refused write leaves the event exactly as it was.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import {
   assertEvent,
   assertProblem,
-  checkedClient,
-  createEvent,
+  contractService,
   expectedEventLinks,
-  type Http,
   type Json,
   jsonHeaders,
-  newLocation,
-  readEvent,
-  totalEvents,
   types,
 } from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] changing and deleting events`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
     const put = (id: number | string, body: unknown, contentType: string = types.json) =>
-      http('PUT', `/events/${id}`, { headers: jsonHeaders(service.editorAuth, contentType), body })
+      ctx.http('PUT', `/events/${id}`, { headers: jsonHeaders(ctx.service.editorAuth, contentType), body })
     const patch = (id: number | string, body: unknown, contentType: string = types.mergePatch) =>
-      http('PATCH', `/events/${id}`, { headers: jsonHeaders(service.editorAuth, contentType), body })
-    const fixture = () =>
-      createEvent(http, service, { title: 'Before', date: '2026-12-04T19:30:00Z', location_id: locationId })
+      ctx.http('PATCH', `/events/${id}`, { headers: jsonHeaders(ctx.service.editorAuth, contentType), body })
+    const fixture = () => ctx.createEvent({ title: 'Before', date: '2026-12-04T19:30:00Z' })
 
     /** The event reads back exactly as `expected`. */
     async function unchanged(expected: Json) {
-      const { event } = await readEvent(http, expected.id)
+      const { event } = await ctx.readEvent(expected.id)
       assert.deepEqual(event, expected, 'a refused write changes nothing')
     }
 
@@ -51,9 +36,14 @@ for (const target of storeTargets) {
         assert.equal(res.status, 200, res.text)
         assert.equal(res.header('content-type'), types.event)
         const body = res.json()
-        assertEvent(body, { id: event.id, title: 'After', date: '2027-01-02T03:04:05Z', locationId })
+        assertEvent(body, {
+          id: event.id,
+          title: 'After',
+          date: '2027-01-02T03:04:05Z',
+          locationId: ctx.locationId,
+        })
         assert.deepEqual(body.links, event.links)
-        const { event: read } = await readEvent(http, event.id)
+        const { event: read } = await ctx.readEvent(event.id)
         assert.deepEqual(read, body)
       })
 
@@ -70,7 +60,7 @@ for (const target of storeTargets) {
 
       it('accepts the whole representation back (GET, edit, PUT), ignoring the links it carries', async () => {
         const event = await fixture()
-        const { event: read } = await readEvent(http, event.id)
+        const { event: read } = await ctx.readEvent(event.id)
         const edited = { ...read, title: 'Edited in place' }
         const res = await put(event.id, edited)
         assert.equal(res.status, 200, res.text)
@@ -82,7 +72,7 @@ for (const target of storeTargets) {
           date: read.date,
         })
         assert.equal(odd.status, 200, odd.text)
-        assert.deepEqual(odd.json().links, expectedEventLinks(event.id, locationId))
+        assert.deepEqual(odd.json().links, expectedEventLinks(event.id, ctx.locationId))
       })
 
       it('refuses an id that differs from the path with 422 /id and changes nothing', async () => {
@@ -100,7 +90,7 @@ for (const target of storeTargets) {
         const event = await fixture()
         const base = { title: 'Nope', date: '2027-01-01T00:00:00Z' }
         assertProblem(await put(event.id, { ...base, colour: 'red' }), 422, '/colour')
-        assertProblem(await put(event.id, { ...base, location_id: locationId }), 422, '/location_id')
+        assertProblem(await put(event.id, { ...base, location_id: ctx.locationId }), 422, '/location_id')
         await unchanged(event)
       })
 
@@ -126,13 +116,13 @@ for (const target of storeTargets) {
       })
 
       it('never creates: an unknown id is 404 and stays absent', async () => {
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         const res = await put(987654, { title: 'Ghost', date: '2027-01-01T00:00:00Z' })
         assertProblem(res, 404)
         const withId = await put(987654, { id: 987654, title: 'Ghost', date: '2027-01-01T00:00:00Z' })
         assertProblem(withId, 404)
-        assertProblem(await http('GET', '/events/987654'), 404)
-        assert.equal(await totalEvents(http), before)
+        assertProblem(await ctx.http('GET', '/events/987654'), 404)
+        assert.equal(await ctx.totalEvents(), before)
       })
     })
 
@@ -142,32 +132,47 @@ for (const target of storeTargets) {
         const res = await patch(event.id, { title: 'Patched title' })
         assert.equal(res.status, 200, res.text)
         assert.equal(res.header('content-type'), types.event)
-        assertEvent(res.json(), { id: event.id, title: 'Patched title', date: event.date, locationId })
-        assert.deepEqual((await readEvent(http, event.id)).event, res.json())
+        assertEvent(res.json(), {
+          id: event.id,
+          title: 'Patched title',
+          date: event.date,
+          locationId: ctx.locationId,
+        })
+        assert.deepEqual((await ctx.readEvent(event.id)).event, res.json())
       })
 
       it('changes only the date, normalised to UTC', async () => {
         const event = await fixture()
         const res = await patch(event.id, { date: '2027-03-01T09:00:00-03:00' })
         assert.equal(res.status, 200, res.text)
-        assertEvent(res.json(), { id: event.id, title: 'Before', date: '2027-03-01T12:00:00Z', locationId })
-        assert.deepEqual((await readEvent(http, event.id)).event, res.json())
+        assertEvent(res.json(), {
+          id: event.id,
+          title: 'Before',
+          date: '2027-03-01T12:00:00Z',
+          locationId: ctx.locationId,
+        })
+        assert.deepEqual((await ctx.readEvent(event.id)).event, res.json())
       })
 
       it('moves the event to another location, which its location link then names', async () => {
         const event = await fixture()
-        const other = await newLocation(service, 'Riverside Pavilion', '12 Quay Street')
+        const other = await ctx.newLocation('Riverside Pavilion', '12 Quay Street')
         const res = await patch(event.id, { location_id: other })
         assert.equal(res.status, 200, res.text)
         assertEvent(res.json(), { id: event.id, title: 'Before', date: event.date, locationId: other })
-        assert.deepEqual((await readEvent(http, event.id)).event.links, expectedEventLinks(event.id, other))
+        assert.deepEqual((await ctx.readEvent(event.id)).event.links, expectedEventLinks(event.id, other))
       })
 
       it('changes several fields at once; an empty patch changes nothing', async () => {
         const event = await fixture()
         const res = await patch(event.id, { title: 'Both', date: '2028-05-06T07:08:09.010Z' })
         assert.equal(res.status, 200, res.text)
-        assertEvent(res.json(), { id: event.id, title: 'Both', date: '2028-05-06T07:08:09.010Z', locationId })
+        assertEvent(res.json(), {
+          id: event.id,
+          title: 'Both',
+          date: '2028-05-06T07:08:09.010Z',
+          locationId: ctx.locationId,
+        })
         const empty = await patch(event.id, {})
         assert.equal(empty.status, 200, empty.text)
         assert.deepEqual(empty.json(), res.json())
@@ -202,38 +207,38 @@ for (const target of storeTargets) {
 
       it('answers 404 for an unknown event', async () => {
         assertProblem(await patch(987654, { title: 'Ghost' }), 404)
-        assertProblem(await http('GET', '/events/987654'), 404)
+        assertProblem(await ctx.http('GET', '/events/987654'), 404)
       })
     })
 
     describe('DELETE /events/<id>', () => {
       it('answers 204 without a body; afterwards GET is 404 and the event is not listed', async () => {
         const event = await fixture()
-        const before = await totalEvents(http)
-        const res = await http('DELETE', `/events/${event.id}`, {
-          headers: { authorization: service.editorAuth },
+        const before = await ctx.totalEvents()
+        const res = await ctx.http('DELETE', `/events/${event.id}`, {
+          headers: { authorization: ctx.service.editorAuth },
         })
         assert.equal(res.status, 204)
         assert.equal(res.text, '')
-        assertProblem(await http('GET', `/events/${event.id}`), 404)
-        assert.equal(await totalEvents(http), before - 1)
-        const list = await http('GET', '/events', { headers: jsonHeaders(), body: { per_page: 100 } })
+        assertProblem(await ctx.http('GET', `/events/${event.id}`), 404)
+        assert.equal(await ctx.totalEvents(), before - 1)
+        const list = await ctx.http('GET', '/events', { headers: jsonHeaders(), body: { per_page: 100 } })
         assert.ok(!list.json().events.some((e: { id: number }) => e.id === event.id))
       })
 
       it('answers 404 for an event that does not exist or is already deleted', async () => {
         const event = await fixture()
-        const auth = { authorization: service.editorAuth }
-        assert.equal((await http('DELETE', `/events/${event.id}`, { headers: auth })).status, 204)
-        assertProblem(await http('DELETE', `/events/${event.id}`, { headers: auth }), 404)
-        assertProblem(await http('DELETE', '/events/987654', { headers: auth }), 404)
+        const auth = { authorization: ctx.service.editorAuth }
+        assert.equal((await ctx.http('DELETE', `/events/${event.id}`, { headers: auth })).status, 204)
+        assertProblem(await ctx.http('DELETE', `/events/${event.id}`, { headers: auth }), 404)
+        assertProblem(await ctx.http('DELETE', '/events/987654', { headers: auth }), 404)
       })
 
       it('leaves other events alone', async () => {
         const keep = await fixture()
         const drop = await fixture()
-        const res = await http('DELETE', `/events/${drop.id}`, {
-          headers: { authorization: service.editorAuth },
+        const res = await ctx.http('DELETE', `/events/${drop.id}`, {
+          headers: { authorization: ctx.service.editorAuth },
         })
         assert.equal(res.status, 204)
         await unchanged(keep)

@@ -1,22 +1,17 @@
 // CONTRACT.md §3: POST /events honours Idempotency-Key — a retry with the same key and body
 // returns the first response and creates nothing; the same key with another body is 422.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import { basic, type Response, startService, type TestService } from '../support/service.ts'
+import { describe, it } from 'node:test'
+import { contractService } from '../support/contract.ts'
+import { basic, type Response } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] POST /events with Idempotency-Key`, () => {
-    let service: TestService
-    let locationId: number
-    before(async () => {
-      service = await startService(target)
-      locationId = (await service.store.createLocation({ name: 'Keyed', address: '1 Retry Road' })).id
-    })
-    after(() => service.close())
+    const ctx = contractService(target)
 
-    const post = (body: unknown, key: string | undefined, auth = service.editorAuth) =>
-      service.request('POST', '/events', {
+    const post = (body: unknown, key: string | undefined, auth = ctx.service.editorAuth) =>
+      ctx.service.request('POST', '/events', {
         headers: {
           authorization: auth,
           'content-type': 'application/json',
@@ -24,17 +19,17 @@ for (const target of storeTargets) {
         },
         body,
       })
-    const total = async () => (await service.request('GET', '/events?per_page=1')).json().total as number
+    const total = async () => (await ctx.service.request('GET', '/events?per_page=1')).json().total as number
 
     it('answers a retry with the first response and creates nothing more', async () => {
-      const body = { title: 'Once only', date: '2027-06-01T10:00:00Z', location_id: locationId }
+      const body = { title: 'Once only', date: '2027-06-01T10:00:00Z', location_id: ctx.locationId }
       const before = await total()
       const first = await post(body, '"retry-1"')
       assert.equal(first.status, 201)
       // The event changes in between: the replay still answers what the first request got.
       const id = first.json().id
-      const patched = await service.request('PATCH', `/events/${id}`, {
-        headers: { authorization: service.editorAuth, 'content-type': 'application/merge-patch+json' },
+      const patched = await ctx.service.request('PATCH', `/events/${id}`, {
+        headers: { authorization: ctx.service.editorAuth, 'content-type': 'application/merge-patch+json' },
         body: { title: 'Changed later' },
       })
       assert.equal(patched.status, 200)
@@ -47,13 +42,13 @@ for (const target of storeTargets) {
 
     it('refuses the same key with a different body (422) and creates nothing', async () => {
       const first = await post(
-        { title: 'Keyed A', date: '2027-06-02T10:00:00Z', location_id: locationId },
+        { title: 'Keyed A', date: '2027-06-02T10:00:00Z', location_id: ctx.locationId },
         'retry-2',
       )
       assert.equal(first.status, 201)
       const before = await total()
       const other = await post(
-        { title: 'Keyed B', date: '2027-06-02T10:00:00Z', location_id: locationId },
+        { title: 'Keyed B', date: '2027-06-02T10:00:00Z', location_id: ctx.locationId },
         'retry-2',
       )
       assert.equal(other.status, 422)
@@ -63,12 +58,12 @@ for (const target of storeTargets) {
     })
 
     it('keeps the keys of different users apart', async () => {
-      await service.store.putUser(
+      await ctx.service.store.putUser(
         'second-editor',
         'editor',
-        (await service.store.findUser('editor'))?.passwordHash ?? '',
+        (await ctx.service.store.findUser('editor'))?.passwordHash ?? '',
       )
-      const body = { title: 'Same key, two users', date: '2027-06-03T10:00:00Z', location_id: locationId }
+      const body = { title: 'Same key, two users', date: '2027-06-03T10:00:00Z', location_id: ctx.locationId }
       const mine = await post(body, 'shared-key')
       const theirs = await post(body, 'shared-key', basic('second-editor', 'editor-password-1'))
       assert.equal(mine.status, 201)
@@ -78,7 +73,7 @@ for (const target of storeTargets) {
 
     it('creates one event for ten concurrent requests with one key, all answered alike', async () => {
       const before = await total()
-      const body = { title: 'Concurrent once', date: '2027-06-04T10:00:00Z', location_id: locationId }
+      const body = { title: 'Concurrent once', date: '2027-06-04T10:00:00Z', location_id: ctx.locationId }
       const results: Response[] = await Promise.all(
         Array.from({ length: 10 }, () => post(body, 'concurrent-1')),
       )
@@ -92,12 +87,12 @@ for (const target of storeTargets) {
 
     it('stores nothing for a request that fails validation, so the key stays free', async () => {
       const bad = await post(
-        { title: '', date: '2027-06-05T10:00:00Z', location_id: locationId },
+        { title: '', date: '2027-06-05T10:00:00Z', location_id: ctx.locationId },
         'after-422',
       )
       assert.equal(bad.status, 422)
       const good = await post(
-        { title: 'Now valid', date: '2027-06-05T10:00:00Z', location_id: locationId },
+        { title: 'Now valid', date: '2027-06-05T10:00:00Z', location_id: ctx.locationId },
         'after-422',
       )
       assert.equal(good.status, 201)
@@ -107,7 +102,7 @@ for (const target of storeTargets) {
       it(`refuses the malformed key ${JSON.stringify(key.slice(0, 20))} with 400`, async () => {
         const before = await total()
         const res = await post(
-          { title: 'Bad key', date: '2027-06-06T10:00:00Z', location_id: locationId },
+          { title: 'Bad key', date: '2027-06-06T10:00:00Z', location_id: ctx.locationId },
           key,
         )
         assert.equal(res.status, 400)

@@ -2,35 +2,20 @@
 // read-only resource reached from an event's link; the relation URIs an event uses are themselves
 // resources documenting the relation, as JSON or, for a browser, as HTML.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import {
-  assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
-  type Json,
-  newLocation,
-  types,
-} from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
+import { describe, it } from 'node:test'
+import { assertProblem, contractService, type Json, types } from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] locations and link relations`, () => {
-    let service: TestService
-    let http: Http
-    before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-    })
-    after(() => service.close())
+    const ctx = contractService(target, { location: false })
 
     describe('GET /locations/<id>', () => {
       it('answers the location type with links, id, name and address', async () => {
-        const id = await newLocation(service, 'Town Hall', '1 Market Square')
-        const res = await http('GET', `/locations/${id}`, { headers: { accept: types.location } })
+        const id = await ctx.newLocation('Town Hall', '1 Market Square')
+        const res = await ctx.http('GET', `/locations/${id}`, { headers: { accept: types.location } })
         assert.equal(res.status, 200)
         assert.equal(res.header('content-type'), types.location)
         const body = res.json()
@@ -46,27 +31,27 @@ for (const target of storeTargets) {
       })
 
       it('keeps Unicode and markup in name and address exactly', async () => {
-        const id = await newLocation(service, 'Café <Zürich> & "Co"', 'Straße 1 — 😀')
-        const res = await http('GET', `/locations/${id}`)
+        const id = await ctx.newLocation('Café <Zürich> & "Co"', 'Straße 1 — 😀')
+        const res = await ctx.http('GET', `/locations/${id}`)
         assert.equal(res.json().name, 'Café <Zürich> & "Co"')
         assert.equal(res.json().address, 'Straße 1 — 😀')
       })
 
       it('is reached by following the location link of an event', async () => {
-        const id = await newLocation(service, 'Riverside Pavilion', '12 Quay Street')
-        const event = await createEvent(http, service, { location_id: id })
+        const id = await ctx.newLocation('Riverside Pavilion', '12 Quay Street')
+        const event = await ctx.createEvent({ location_id: id })
         const link = event.links.find((l: Json) => l.rel.split(' ').includes('/rel/location'))
         assert.equal(link.type, 'application/vnd.service.location')
-        const res = await http('GET', link.uri, { headers: { accept: `${link.type}+json` } })
+        const res = await ctx.http('GET', link.uri, { headers: { accept: `${link.type}+json` } })
         assert.equal(res.status, 200)
         assert.equal(res.json().id, id)
         assert.equal(res.json().links[0].uri, link.uri, 'the location names itself with the same uri')
       })
 
       it('answers HEAD with the headers of GET and no body', async () => {
-        const id = await newLocation(service, 'Old Library', '4 Chapel Lane')
-        const get = await http('GET', `/locations/${id}`)
-        const head = await http('HEAD', `/locations/${id}`)
+        const id = await ctx.newLocation('Old Library', '4 Chapel Lane')
+        const get = await ctx.http('GET', `/locations/${id}`)
+        const head = await ctx.http('HEAD', `/locations/${id}`)
         assert.equal(head.status, 200)
         assert.equal(head.text, '')
         for (const name of ['content-type', 'content-length', 'etag']) {
@@ -75,8 +60,8 @@ for (const target of storeTargets) {
       })
 
       it('answers 404 for a location that does not exist', async () => {
-        assertProblem(await http('GET', '/locations/987654'), 404)
-        assert.equal((await http('HEAD', '/locations/987654')).status, 404)
+        assertProblem(await ctx.http('GET', '/locations/987654'), 404)
+        assert.equal((await ctx.http('HEAD', '/locations/987654')).status, 404)
       })
     })
 
@@ -84,7 +69,7 @@ for (const target of storeTargets) {
       it('/rel/event and /rel/location answer JSON documentation by default and for application/json', async () => {
         for (const rel of ['/rel/event', '/rel/location']) {
           for (const accept of [undefined, 'application/json', '*/*']) {
-            const res = await http('GET', rel, accept === undefined ? {} : { headers: { accept } })
+            const res = await ctx.http('GET', rel, accept === undefined ? {} : { headers: { accept } })
             assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
             assert.match(res.header('content-type') ?? '', /^application\/([\w.-]+\+)?json$/)
             assert.ok(res.json() && typeof res.json() === 'object', 'a JSON document')
@@ -96,7 +81,7 @@ for (const target of storeTargets) {
       it('/rel/event and /rel/location answer HTML to a browser', async () => {
         for (const rel of ['/rel/event', '/rel/location']) {
           for (const accept of ['text/html', browserAccept]) {
-            const res = await http('GET', rel, { headers: { accept } })
+            const res = await ctx.http('GET', rel, { headers: { accept } })
             assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
             assert.match(res.header('content-type') ?? '', /^text\/html\b/)
             assert.match(res.text, /<html[\s>]/i)
@@ -106,14 +91,14 @@ for (const target of storeTargets) {
       })
 
       it('every relation an event uses can be dereferenced', async () => {
-        const id = await newLocation(service)
-        const event = await createEvent(http, service, { location_id: id })
+        const id = await ctx.newLocation()
+        const event = await ctx.createEvent({ location_id: id })
         const rels = new Set<string>(
           event.links.flatMap((l: Json) => l.rel.split(' ').filter((r: string) => r.startsWith('/'))),
         )
         assert.deepEqual([...rels].sort(), ['/rel/event', '/rel/location'])
         for (const rel of rels) {
-          assert.equal((await http('GET', rel)).status, 200, `GET ${rel}`)
+          assert.equal((await ctx.http('GET', rel)).status, 200, `GET ${rel}`)
         }
       })
     })

@@ -1,44 +1,31 @@
 // Media types and negotiation (CONTRACT.md §1, §9; seed §2 Media types): Accept picks the vendor
 // representation or yields 406; request bodies must have a type the operation takes, else 415.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import {
   assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   type Json,
   jsonHeaders,
-  newLocation,
-  readEvent,
-  totalEvents,
   typeSet,
   types,
-  uniqueTitle,
 } from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] content negotiation`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
+    const ctx = contractService(target)
     let event: Json
     /** Each readable resource with its vendor type. */
     let resources: { path: string; type: string }[]
     before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-      event = await createEvent(http, service, { location_id: locationId })
+      event = await ctx.createEvent()
       resources = [
         { path: '/events', type: types.events },
         { path: `/events/${event.id}`, type: types.event },
-        { path: `/locations/${locationId}`, type: types.location },
+        { path: `/locations/${ctx.locationId}`, type: types.location },
       ]
     })
-    after(() => service.close())
 
     describe('Accept', () => {
       it('gives the vendor type, exactly and without parameters, for every acceptable Accept', async () => {
@@ -56,7 +43,7 @@ for (const target of storeTargets) {
             `application/xml;q=0.9, ${type}`,
             'application/xml, */*;q=0.1',
           ]) {
-            const res = await http('GET', path, accept === undefined ? {} : { headers: { accept } })
+            const res = await ctx.http('GET', path, accept === undefined ? {} : { headers: { accept } })
             assert.equal(res.status, 200, `GET ${path} Accept: ${accept} → ${res.status} ${res.text}`)
             assert.equal(res.header('content-type'), type, `GET ${path} Accept: ${accept}`)
             assert.doesNotThrow(() => res.json())
@@ -65,18 +52,18 @@ for (const target of storeTargets) {
       })
 
       it('matches media types case-insensitively (RFC 9110 §8.3.1)', async () => {
-        const res = await http('GET', `/events/${event.id}`, {
+        const res = await ctx.http('GET', `/events/${event.id}`, {
           headers: { accept: 'Application/VND.Service.Event+JSON' },
         })
         assert.equal(res.status, 200, res.text)
         assert.equal(res.header('content-type'), types.event)
-        const post = await http('POST', '/events', {
-          headers: jsonHeaders(service.editorAuth, 'Application/JSON'),
-          body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+        const post = await ctx.http('POST', '/events', {
+          headers: jsonHeaders(ctx.service.editorAuth, 'Application/JSON'),
+          body: ctx.newEventBody(),
         })
         assert.equal(post.status, 201, post.text)
-        const patch = await http('PATCH', `/events/${post.json().id}`, {
-          headers: jsonHeaders(service.editorAuth, 'Application/Merge-Patch+JSON'),
+        const patch = await ctx.http('PATCH', `/events/${post.json().id}`, {
+          headers: jsonHeaders(ctx.service.editorAuth, 'Application/Merge-Patch+JSON'),
           body: { title: 'Case-insensitive' },
         })
         assert.equal(patch.status, 200, patch.text)
@@ -92,7 +79,7 @@ for (const target of storeTargets) {
             'application/vnd.service.event.v2+json',
             'application/vnd.service.events.v2+json',
           ]) {
-            const res = await http('GET', path, { headers: { accept } })
+            const res = await ctx.http('GET', path, { headers: { accept } })
             assertProblem(res, 406)
             assert.ok(
               res.text.includes(type),
@@ -107,33 +94,33 @@ for (const target of storeTargets) {
           [`/events/${event.id}`, types.location],
           [`/events/${event.id}`, types.events],
           ['/events', types.event],
-          [`/locations/${locationId}`, types.event],
+          [`/locations/${ctx.locationId}`, types.event],
         ] as const) {
-          assertProblem(await http('GET', path, { headers: { accept } }), 406)
+          assertProblem(await ctx.http('GET', path, { headers: { accept } }), 406)
         }
       })
 
       it('answers 406 to HEAD as to GET, without a body', async () => {
-        const res = await http('HEAD', `/events/${event.id}`, { headers: { accept: 'application/xml' } })
+        const res = await ctx.http('HEAD', `/events/${event.id}`, { headers: { accept: 'application/xml' } })
         assert.equal(res.status, 406)
         assert.equal(res.header('content-type'), types.problem)
       })
 
       it('refuses a write whose response cannot be acceptable with 406 and changes nothing', async () => {
-        const before = await totalEvents(http)
-        const post = await http('POST', '/events', {
-          headers: { ...jsonHeaders(service.editorAuth), accept: 'application/xml' },
-          body: { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', location_id: locationId },
+        const before = await ctx.totalEvents()
+        const post = await ctx.http('POST', '/events', {
+          headers: { ...jsonHeaders(ctx.service.editorAuth), accept: 'application/xml' },
+          body: ctx.newEventBody(),
         })
         assertProblem(post, 406)
-        assert.equal(await totalEvents(http), before)
-        const target = await createEvent(http, service, { location_id: locationId })
-        const put = await http('PUT', `/events/${target.id}`, {
-          headers: { ...jsonHeaders(service.editorAuth), accept: 'application/xml' },
+        assert.equal(await ctx.totalEvents(), before)
+        const target = await ctx.createEvent()
+        const put = await ctx.http('PUT', `/events/${target.id}`, {
+          headers: { ...jsonHeaders(ctx.service.editorAuth), accept: 'application/xml' },
           body: { title: 'Not applied', date: '2027-01-01T00:00:00Z' },
         })
         assertProblem(put, 406)
-        assert.deepEqual((await readEvent(http, target.id)).event, target)
+        assert.deepEqual((await ctx.readEvent(target.id)).event, target)
       })
     })
 
@@ -141,12 +128,8 @@ for (const target of storeTargets) {
       const acceptedBodyTypes = [types.event, types.json].sort()
 
       it('refuses other body types on POST with 415 and an Accept-Post naming what is taken', async () => {
-        const before = await totalEvents(http)
-        const body = JSON.stringify({
-          title: uniqueTitle(),
-          date: '2026-12-04T19:30:00Z',
-          location_id: locationId,
-        })
+        const before = await ctx.totalEvents()
+        const body = JSON.stringify(ctx.newEventBody())
         for (const contentType of [
           'text/plain',
           'application/x-www-form-urlencoded',
@@ -154,36 +137,36 @@ for (const target of storeTargets) {
           'application/xml',
           'application/vnd.service.location+json',
         ]) {
-          const res = await http('POST', '/events', {
-            headers: jsonHeaders(service.editorAuth, contentType),
+          const res = await ctx.http('POST', '/events', {
+            headers: jsonHeaders(ctx.service.editorAuth, contentType),
             body,
           })
           assertProblem(res, 415)
           assert.deepEqual(typeSet(res.header('accept-post')), acceptedBodyTypes, `POST with ${contentType}`)
         }
-        const untyped = await http('POST', '/events', {
-          headers: { authorization: service.editorAuth },
+        const untyped = await ctx.http('POST', '/events', {
+          headers: { authorization: ctx.service.editorAuth },
           body,
         })
         assertProblem(untyped, 415)
-        assert.equal(await totalEvents(http), before, 'a refused POST creates nothing')
+        assert.equal(await ctx.totalEvents(), before, 'a refused POST creates nothing')
       })
 
       it('refuses other body types on PUT with 415 and changes nothing', async () => {
-        const target = await createEvent(http, service, { location_id: locationId })
+        const target = await ctx.createEvent()
         const body = JSON.stringify({ title: 'Not applied', date: '2027-01-01T00:00:00Z' })
         for (const contentType of ['text/plain', 'application/merge-patch+json', 'application/xml']) {
-          const res = await http('PUT', `/events/${target.id}`, {
-            headers: jsonHeaders(service.editorAuth, contentType),
+          const res = await ctx.http('PUT', `/events/${target.id}`, {
+            headers: jsonHeaders(ctx.service.editorAuth, contentType),
             body,
           })
           assertProblem(res, 415)
         }
-        assert.deepEqual((await readEvent(http, target.id)).event, target)
+        assert.deepEqual((await ctx.readEvent(target.id)).event, target)
       })
 
       it('refuses a non-JSON QUERY body with 415 and an Accept-Query', async () => {
-        const res = await http('QUERY', '/events', {
+        const res = await ctx.http('QUERY', '/events', {
           headers: { 'content-type': 'text/plain' },
           body: 'page=1',
         })
@@ -195,18 +178,21 @@ for (const target of storeTargets) {
       })
 
       it('refuses a body on GET /events/<id> with 415', async () => {
-        const res = await http('GET', `/events/${event.id}`, { headers: jsonHeaders(), body: { page: 1 } })
+        const res = await ctx.http('GET', `/events/${event.id}`, {
+          headers: jsonHeaders(),
+          body: { page: 1 },
+        })
         assertProblem(res, 415)
       })
 
       it('refuses a body on DELETE with 415 and keeps the event', async () => {
-        const target = await createEvent(http, service, { location_id: locationId })
-        const res = await http('DELETE', `/events/${target.id}`, {
-          headers: jsonHeaders(service.editorAuth),
+        const target = await ctx.createEvent()
+        const res = await ctx.http('DELETE', `/events/${target.id}`, {
+          headers: jsonHeaders(ctx.service.editorAuth),
           body: { id: target.id },
         })
         assertProblem(res, 415)
-        assert.deepEqual((await readEvent(http, target.id)).event, target)
+        assert.deepEqual((await ctx.readEvent(target.id)).event, target)
       })
     })
   })

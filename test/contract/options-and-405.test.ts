@@ -2,22 +2,16 @@
 // states its methods in Allow, with Accept-Post / Accept-Patch / Accept-Query where they apply, and
 // answers any other method with 405 and the same Allow, changing nothing.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import {
   assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   type Json,
   jsonHeaders,
   methodSet,
-  newLocation,
-  readEvent,
-  totalEvents,
   typeSet,
   types,
 } from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const allow = {
@@ -29,21 +23,15 @@ const allow = {
 
 for (const target of storeTargets) {
   describe(`[${target.name}] OPTIONS and 405`, () => {
-    let service: TestService
-    let http: Http
-    let locationId: number
+    const ctx = contractService(target)
     let event: Json
     before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      locationId = await newLocation(service)
-      event = await createEvent(http, service, { location_id: locationId })
+      event = await ctx.createEvent()
     })
-    after(() => service.close())
 
     describe('OPTIONS', () => {
       it('/events: 204, Allow GET QUERY POST HEAD OPTIONS, Accept-Post and Accept-Query', async () => {
-        const res = await http('OPTIONS', '/events')
+        const res = await ctx.http('OPTIONS', '/events')
         assert.equal(res.status, 204)
         assert.equal(res.text, '')
         assert.deepEqual(methodSet(res.header('allow')), allow.events)
@@ -56,7 +44,7 @@ for (const target of storeTargets) {
       })
 
       it('/events/<id>: 204, Allow GET PUT PATCH DELETE HEAD OPTIONS and Accept-Patch', async () => {
-        const res = await http('OPTIONS', `/events/${event.id}`)
+        const res = await ctx.http('OPTIONS', `/events/${event.id}`)
         assert.equal(res.status, 204)
         assert.equal(res.text, '')
         assert.deepEqual(methodSet(res.header('allow')), allow.event)
@@ -66,7 +54,7 @@ for (const target of storeTargets) {
       })
 
       it('/locations/<id>: 204, Allow GET HEAD OPTIONS and no Accept-* fields', async () => {
-        const res = await http('OPTIONS', `/locations/${locationId}`)
+        const res = await ctx.http('OPTIONS', `/locations/${ctx.locationId}`)
         assert.equal(res.status, 204)
         assert.equal(res.text, '')
         assert.deepEqual(methodSet(res.header('allow')), allow.location)
@@ -77,15 +65,15 @@ for (const target of storeTargets) {
 
       it('/rel/event and /rel/location: 204, Allow GET HEAD OPTIONS', async () => {
         for (const path of ['/rel/event', '/rel/location']) {
-          const res = await http('OPTIONS', path)
+          const res = await ctx.http('OPTIONS', path)
           assert.equal(res.status, 204)
           assert.deepEqual(methodSet(res.header('allow')), allow.relation)
         }
       })
 
       it('needs no credentials', async () => {
-        for (const path of ['/events', `/events/${event.id}`, `/locations/${locationId}`, '/rel/event']) {
-          const res = await http('OPTIONS', path)
+        for (const path of ['/events', `/events/${event.id}`, `/locations/${ctx.locationId}`, '/rel/event']) {
+          const res = await ctx.http('OPTIONS', path)
           assert.equal(res.status, 204, `OPTIONS ${path}`)
           assert.equal(res.header('www-authenticate'), undefined)
         }
@@ -95,15 +83,17 @@ for (const target of storeTargets) {
     describe('405 Method Not Allowed', () => {
       /** The method on the path is refused with 405 and the Allow of that resource. */
       async function notAllowed(method: string, path: string, expected: string[], body?: unknown) {
-        const res = await http(method, path, {
+        const res = await ctx.http(method, path, {
           headers:
-            body === undefined ? { authorization: service.editorAuth } : jsonHeaders(service.editorAuth),
+            body === undefined
+              ? { authorization: ctx.service.editorAuth }
+              : jsonHeaders(ctx.service.editorAuth),
           ...(body !== undefined && { body }),
         })
         assert.equal(res.status, 405, `${method} ${path} → ${res.status} ${res.text}`)
         assertProblem(res, 405)
         assert.deepEqual(methodSet(res.header('allow')), expected, `${method} ${path}: Allow`)
-        const options = await http('OPTIONS', path)
+        const options = await ctx.http('OPTIONS', path)
         assert.deepEqual(
           methodSet(res.header('allow')),
           methodSet(options.header('allow')),
@@ -112,37 +102,40 @@ for (const target of storeTargets) {
       }
 
       it('on /events: PUT, PATCH, DELETE, TRACE — and the collection is untouched', async () => {
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         await notAllowed('DELETE', '/events', allow.events)
         await notAllowed('PUT', '/events', allow.events, { title: 'x', date: '2027-01-01T00:00:00Z' })
         await notAllowed('PATCH', '/events', allow.events, { title: 'x' })
         await notAllowed('TRACE', '/events', allow.events)
-        assert.equal(await totalEvents(http), before)
-        assert.deepEqual((await readEvent(http, event.id)).event, event)
+        assert.equal(await ctx.totalEvents(), before)
+        assert.deepEqual((await ctx.readEvent(event.id)).event, event)
       })
 
       it('on /events/<id>: POST, QUERY — and the event is untouched', async () => {
-        const before = await totalEvents(http)
+        const before = await ctx.totalEvents()
         await notAllowed('POST', `/events/${event.id}`, allow.event, {
           title: 'x',
           date: '2027-01-01T00:00:00Z',
-          location_id: locationId,
+          location_id: ctx.locationId,
         })
         await notAllowed('QUERY', `/events/${event.id}`, allow.event, { page: 1 })
-        assert.equal(await totalEvents(http), before)
-        assert.deepEqual((await readEvent(http, event.id)).event, event)
+        assert.equal(await ctx.totalEvents(), before)
+        assert.deepEqual((await ctx.readEvent(event.id)).event, event)
       })
 
       it('on /locations/<id>: PUT, PATCH, POST, DELETE — locations are read-only', async () => {
-        const before = await http('GET', `/locations/${locationId}`)
-        await notAllowed('PUT', `/locations/${locationId}`, allow.location, {
+        const before = await ctx.http('GET', `/locations/${ctx.locationId}`)
+        await notAllowed('PUT', `/locations/${ctx.locationId}`, allow.location, {
           name: 'Renamed',
           address: 'Elsewhere',
         })
-        await notAllowed('PATCH', `/locations/${locationId}`, allow.location, { name: 'Renamed' })
-        await notAllowed('POST', `/locations/${locationId}`, allow.location, { name: 'New', address: 'New' })
-        await notAllowed('DELETE', `/locations/${locationId}`, allow.location)
-        const after = await http('GET', `/locations/${locationId}`)
+        await notAllowed('PATCH', `/locations/${ctx.locationId}`, allow.location, { name: 'Renamed' })
+        await notAllowed('POST', `/locations/${ctx.locationId}`, allow.location, {
+          name: 'New',
+          address: 'New',
+        })
+        await notAllowed('DELETE', `/locations/${ctx.locationId}`, allow.location)
+        const after = await ctx.http('GET', `/locations/${ctx.locationId}`)
         assert.equal(after.status, 200)
         assert.deepEqual(after.json(), before.json(), 'the location is unchanged')
       })

@@ -2,21 +2,17 @@
 // defaults, order, bounds, the query-string form and the Link field. One fixture of 45 events is
 // made before the tests and never changed by them.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import {
   assertEvent,
   assertProblem,
-  checkedClient,
-  createEvent,
-  type Http,
+  contractService,
   type Json,
   jsonHeaders,
-  newLocation,
   parseLinkHeader,
   types,
 } from '../support/contract.ts'
 import type { Response } from '../support/service.ts'
-import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const eventCount = 45
@@ -24,23 +20,17 @@ const page = (n: number, perPage: number) => `/events?page=${n}&per_page=${perPa
 
 for (const target of storeTargets) {
   describe(`[${target.name}] paging of /events`, () => {
-    let service: TestService
-    let http: Http
+    const ctx = contractService(target)
     /** Ids of all events in the contract's order: date ascending, then id. */
     let ordered: number[]
     before(async () => {
-      service = await startService(target)
-      http = checkedClient(service)
-      const locations = [
-        await newLocation(service),
-        await newLocation(service, 'Old Library', '4 Chapel Lane'),
-      ]
+      const locations = [ctx.locationId, await ctx.newLocation('Old Library', '4 Chapel Lane')]
       const created: { id: number; date: number }[] = []
       // Insertion order is not date order, and every date is shared by three events.
       for (let i = 0; i < eventCount; i++) {
         const day = (i * 7) % 15
         const date = new Date(Date.UTC(2026, 11, 1 + day, 19, 30)).toISOString().replace('.000Z', 'Z')
-        const event = await createEvent(http, service, {
+        const event = await ctx.createEvent({
           title: `Paging ${i}`,
           date,
           location_id: locations[i % 2] as number,
@@ -49,10 +39,9 @@ for (const target of storeTargets) {
       }
       ordered = created.sort((a, b) => a.date - b.date || a.id - b.id).map((e) => e.id)
     })
-    after(() => service.close())
 
     const list = (body?: unknown, path = '/events', method = 'GET') =>
-      http(method, path, body === undefined ? {} : { headers: jsonHeaders(), body })
+      ctx.http(method, path, body === undefined ? {} : { headers: jsonHeaders(), body })
     const ids = (res: Response): number[] => res.json().events.map((e: Json) => e.id)
 
     function assertPage(res: Response, n: number, perPage: number) {
@@ -70,7 +59,7 @@ for (const target of storeTargets) {
     })
 
     it('treats an empty body and an empty object like no body', async () => {
-      const empty = await http('GET', '/events', { headers: jsonHeaders(), body: '' })
+      const empty = await ctx.http('GET', '/events', { headers: jsonHeaders(), body: '' })
       assertPage(empty, 1, 20)
       assertPage(await list({}), 1, 20)
     })
@@ -189,7 +178,7 @@ for (const target of storeTargets) {
     })
 
     it('keeps Link targets as paths whatever Host the request used', async () => {
-      const res = await http('GET', page(2, 10), {
+      const res = await ctx.http('GET', page(2, 10), {
         headers: { host: 'api.example.com:8443', 'x-forwarded-proto': 'https', 'x-forwarded-prefix': '/api' },
       })
       assertPage(res, 2, 10)
@@ -202,7 +191,7 @@ for (const target of storeTargets) {
       const seen: number[] = []
       let next: string | undefined = page(1, 8)
       for (let guard = 0; next !== undefined && guard < 20; guard++) {
-        const res = await http('GET', next)
+        const res = await ctx.http('GET', next)
         assert.equal(res.status, 200, res.text)
         seen.push(...ids(res))
         next = parseLinkHeader(res.header('link')).get('next')

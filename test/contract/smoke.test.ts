@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import { startService, type TestService } from '../support/service.ts'
+import { describe, it } from 'node:test'
+import { contractService } from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] smoke`, () => {
-    let service: TestService
-    before(async () => {
-      service = await startService(target, { seed: 'true' })
-    })
-    after(() => service.close())
+    const ctx = contractService(target, { settings: { seed: 'true' }, location: false })
 
     it('lists the sample events with exact headers', async () => {
-      const res = await service.request('GET', '/events', {
+      const res = await ctx.service.request('GET', '/events', {
         headers: { accept: 'application/vnd.service.events+json', 'content-type': 'application/json' },
         body: { page: 1, per_page: 5 },
       })

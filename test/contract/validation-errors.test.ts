@@ -1,31 +1,27 @@
 // CONTRACT.md §5: a validation failure lists every invalid field in `errors`, each with a JSON
 // Pointer, in one response — the date rules included.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import { startService, type TestService } from '../support/service.ts'
+import { describe, it } from 'node:test'
+import { contractService } from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
   describe(`[${target.name}] validation errors`, () => {
-    let service: TestService
-    before(async () => {
-      service = await startService(target, { seed: 'true' })
-    })
-    after(() => service.close())
+    const ctx = contractService(target, { settings: { seed: 'true' }, location: false })
 
     const put = (body: unknown) =>
-      service.request('PUT', '/events/1', {
-        headers: { authorization: service.editorAuth, 'content-type': 'application/json' },
+      ctx.service.request('PUT', '/events/1', {
+        headers: { authorization: ctx.service.editorAuth, 'content-type': 'application/json' },
         body,
       })
 
     it('reports an empty title and an impossible date together, and changes nothing', async () => {
-      const before = (await service.request('GET', '/events/1')).text
+      const before = (await ctx.service.request('GET', '/events/1')).text
       const res = await put({ title: '', date: '2026-02-30T00:00:00Z', colour: 'red' })
       assert.equal(res.status, 422)
       const pointers = new Set(res.json().errors.map((e: { pointer: string }) => e.pointer))
       assert.deepEqual([...pointers].sort(), ['/colour', '/date', '/title'])
-      assert.equal((await service.request('GET', '/events/1')).text, before)
+      assert.equal((await ctx.service.request('GET', '/events/1')).text, before)
     })
 
     for (const date of [

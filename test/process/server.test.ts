@@ -6,7 +6,8 @@ import { startServerProcess } from '../support/process.ts'
 import { basic, send } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
-const admin = basic('admin', 'first-run-password')
+const adminPassword = 'first-run-password'
+const admin = basic('admin', adminPassword)
 const json = { 'content-type': 'application/json' }
 
 for (const target of storeTargets) {
@@ -21,6 +22,8 @@ for (const target of storeTargets) {
     after(async () => {
       for (const drop of drops) await drop()
     })
+    /** The environment of a server on a database of its own, without samples, with a known admin password. */
+    const unseeded = async () => ({ ...(await database()), SEED: 'false', ADMIN_PASSWORD: adminPassword })
 
     it('on first start migrates, seeds samples and prints a generated admin password once', async () => {
       const first = await database()
@@ -46,11 +49,7 @@ for (const target of storeTargets) {
     })
 
     it('with SEED=false starts empty and uses ADMIN_PASSWORD', async () => {
-      const server = await startServerProcess({
-        ...(await database()),
-        SEED: 'false',
-        ADMIN_PASSWORD: 'first-run-password',
-      })
+      const server = await startServerProcess(await unseeded())
       assert.doesNotMatch(server.output(), /with password/)
       assert.equal((await send(server.baseUrl, 'GET', '/events')).json().total, 0)
       const denied = await send(server.baseUrl, 'DELETE', '/events/1', {
@@ -64,11 +63,7 @@ for (const target of storeTargets) {
     })
 
     it('on SIGTERM finishes the request in flight, refuses new connections and exits 0', async () => {
-      const server = await startServerProcess({
-        ...(await database()),
-        SEED: 'false',
-        ADMIN_PASSWORD: 'first-run-password',
-      })
+      const server = await startServerProcess(await unseeded())
       const { port, hostname } = new URL(server.baseUrl)
       await send(server.baseUrl, 'GET', '/health/live') // warm up: the first request compiles schemas
       const location = await send(server.baseUrl, 'GET', '/locations/1')
@@ -109,7 +104,7 @@ for (const target of storeTargets) {
     })
 
     it('keeps every write it acknowledged when killed with SIGKILL in the middle of a stream of writes', async () => {
-      const settings = { ...(await database()), SEED: 'false', ADMIN_PASSWORD: 'first-run-password' }
+      const settings = await unseeded()
       const server = await startServerProcess(settings)
       const headers = { ...json, authorization: admin }
       await send(server.baseUrl, 'GET', '/health/live')

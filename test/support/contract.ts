@@ -1,12 +1,22 @@
 // Helpers shared by the contract suite (test/contract): a client that checks the rules holding for
 // every response (CONTRACT.md §3–§5), assertions for problem bodies and event representations, and
-// fixtures made through the front door. Only locations are made through the store: they have no
-// HTTP route (CONTRACT.md §2, "read-only over HTTP").
+// the service each describe block tests (contractService), with fixtures made through the front
+// door. Only locations are made through the store: they have no HTTP route (CONTRACT.md §2,
+// "read-only over HTTP").
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { Readable } from 'node:stream'
+import { after, before } from 'node:test'
 import { request as undiciRequest } from 'undici'
-import type { RequestOptions, Response, TestService } from './service.ts'
+import {
+  type RequestOptions,
+  type Response,
+  readResponse,
+  type ServiceSettings,
+  startService,
+  type TestService,
+} from './service.ts'
+import type { StoreTarget } from './stores.ts'
 
 export const types = {
   events: 'application/vnd.service.events+json',
@@ -154,17 +164,7 @@ export async function sendChunked(
   // A stream of unknown length goes out with Transfer-Encoding: chunked.
   const body = Readable.from(chunks)
   const res = await undiciRequest(`${baseUrl}${path}`, { method: method as 'POST', headers, body })
-  const text = await res.body.text()
-  const response: Response = {
-    status: res.statusCode,
-    headers: res.headers,
-    text,
-    json: () => JSON.parse(text),
-    header(name) {
-      const value = res.headers[name.toLowerCase()]
-      return Array.isArray(value) ? value.join(', ') : value
-    },
-  }
+  const response = await readResponse(res)
   assertEveryResponse(method, path, response)
   return response
 }
@@ -235,40 +235,96 @@ export function assertEvent(
   if (expected.date !== undefined) assert.equal(event.date, expected.date)
 }
 
-/** Makes a location (no HTTP route exists for that) and returns its id. */
-export async function newLocation(service: TestService, name = 'Town Hall', address = '1 Market Square') {
-  const location = await service.store.createLocation({ name, address })
-  return location.id
-}
-
 let counter = 0
 /** A title no other test uses. */
 export const uniqueTitle = (prefix = 'Event') => `${prefix} ${++counter}`
 
-/** Creates an event through POST /events (asserting 201) and returns its representation. */
-export async function createEvent(
-  http: Http,
-  service: TestService,
-  fields: { title?: string; date?: string; location_id: number },
-): Promise<Json> {
-  const body = { title: uniqueTitle(), date: '2026-12-04T19:30:00Z', ...fields }
-  const res = await http('POST', '/events', { headers: jsonHeaders(service.editorAuth), body })
-  assert.equal(res.status, 201, `creating a fixture event: ${res.text}`)
-  return res.json()
+/** The service a describe block tests, with the fixtures and reads its tests share. */
+export interface ContractService {
+  /** The running service; available from the block's `before` hooks on. */
+  readonly service: TestService
+  /** A client for the service that checks the every-response rules on each answer. */
+  readonly http: Http
+  /** The location made before the tests (unless `location: false`). */
+  readonly locationId: number
+  /** Makes a location (no HTTP route exists for that) and returns its id. */
+  newLocation(name?: string, address?: string): Promise<number>
+  /** The body of a valid new event: a unique title, a date and `locationId`, then `fields` over them. */
+  newEventBody(fields?: Record<string, unknown>): Record<string, unknown>
+  /** Creates an event through POST /events (asserting 201), by default at `locationId`; returns it. */
+  createEvent(fields?: { title?: string; date?: string; location_id?: number }): Promise<Json>
+  /** GET /events/<id>, asserting 200; returns the representation and the ETag. */
+  readEvent(id: number): Promise<{ event: Json; etag: string | undefined }>
+  /** The collection's total, read through GET /events. */
+  totalEvents(): Promise<number>
 }
 
-/** GET /events/<id>, asserting 200; returns the representation and the ETag. */
-export async function readEvent(http: Http, id: number): Promise<{ event: Json; etag: string | undefined }> {
-  const res = await http('GET', `/events/${id}`)
-  assert.equal(res.status, 200, `reading event ${id}: ${res.text}`)
-  return { event: res.json(), etag: res.header('etag') }
+export interface ContractServiceOptions {
+  /** Settings the service starts with, e.g. `{ seed: 'true' }` or short timeouts. */
+  readonly settings?: ServiceSettings
+  /** Whether a location is made before the tests, as `locationId` (default true). */
+  readonly location?: boolean
 }
 
-/** The collection's total, read through GET /events. */
-export async function totalEvents(http: Http): Promise<number> {
-  const res = await http('GET', '/events', { headers: jsonHeaders(), body: { per_page: 1 } })
-  assert.equal(res.status, 200, res.text)
-  return res.json().total
+/**
+ * Registers, in the describe block that calls it, a `before` hook that starts a fresh service on
+ * `target` (and makes a location) and an `after` hook that closes it. The properties of the answer
+ * are read lazily, so tests and later `before` hooks of the block see what the hook made.
+ */
+export function contractService(target: StoreTarget, options: ContractServiceOptions = {}): ContractService {
+  const { settings, location = true } = options
+  let service: TestService | undefined
+  let locationId: number | undefined
+  const started = (): TestService => {
+    if (service === undefined) throw new Error('the service is used before its before() hook has run')
+    return service
+  }
+  const defaultLocation = (): number => {
+    if (locationId === undefined) throw new Error('no location was made before the tests (location: false)')
+    return locationId
+  }
+  const newLocation = async (name = 'Town Hall', address = '1 Market Square') =>
+    (await started().store.createLocation({ name, address })).id
+  before(async () => {
+    service = await startService(target, settings)
+    if (location) locationId = await newLocation()
+  })
+  after(() => service?.close())
+
+  const http = checkedClient({ request: (method, path, options) => started().request(method, path, options) })
+  const newEventBody = (fields: Record<string, unknown> = {}) => ({
+    title: uniqueTitle(),
+    date: '2026-12-04T19:30:00Z',
+    ...('location_id' in fields ? {} : { location_id: defaultLocation() }),
+    ...fields,
+  })
+  return {
+    get service() {
+      return started()
+    },
+    http,
+    get locationId() {
+      return defaultLocation()
+    },
+    newLocation,
+    newEventBody,
+    async createEvent(fields = {}) {
+      const body = newEventBody(fields)
+      const res = await http('POST', '/events', { headers: jsonHeaders(started().editorAuth), body })
+      assert.equal(res.status, 201, `creating a fixture event: ${res.text}`)
+      return res.json()
+    },
+    async readEvent(id) {
+      const res = await http('GET', `/events/${id}`)
+      assert.equal(res.status, 200, `reading event ${id}: ${res.text}`)
+      return { event: res.json(), etag: res.header('etag') }
+    },
+    async totalEvents() {
+      const res = await http('GET', '/events', { headers: jsonHeaders(), body: { per_page: 1 } })
+      assert.equal(res.status, 200, res.text)
+      return res.json().total
+    },
+  }
 }
 
 /** The methods of an Allow (or similar list) field, upper-cased and sorted, to compare as sets. */

@@ -1,6 +1,6 @@
 // Starts the real service (buildApp + listen on a free port, real database) for a test, with an
 // editor and a reader whose passwords are known, and speaks HTTP to it with undici.
-import { request as undiciRequest } from 'undici'
+import { type Dispatcher, request as undiciRequest } from 'undici'
 import { buildApp } from '../../src/app.ts'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { type Config, parseConfig } from '../../src/config.ts'
@@ -41,12 +41,15 @@ export interface TestService {
   close(): Promise<void>
 }
 
+/** Settings a test gives the service, as text the way the environment would (see parseConfig). */
+export type ServiceSettings = Partial<Record<keyof Config, string>>
+
 // Hashing is deliberately slow; the two test users' hashes are made once per process.
 let hashes: Promise<[string, string]> | undefined
 
 export async function startService(
   target: StoreTarget,
-  settings: Partial<Record<keyof Config, string>> = {},
+  settings: ServiceSettings = {},
 ): Promise<TestService> {
   const database = await target.create()
   const config = parseConfig({
@@ -97,6 +100,11 @@ export async function send(
     headers: options.headers ?? {},
     ...(payload !== undefined && { body: payload as string }),
   })
+  return readResponse(res)
+}
+
+/** Reads the whole body of an undici answer and gives it as a Response. */
+export async function readResponse(res: Dispatcher.ResponseData): Promise<Response> {
   const text = await res.body.text()
   return {
     status: res.statusCode,
