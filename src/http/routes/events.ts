@@ -24,6 +24,8 @@ import { type Operation, registerResource } from '../resource.ts'
 
 const bodyTypes = [mediaTypes.event, mediaTypes.json]
 const eventTypes = [mediaTypes.event, mediaTypes.json]
+/** A write that takes an event body and answers with the event. */
+const eventWrite = { write: true, produces: eventTypes, consumes: bodyTypes, bodyRequired: true } as const
 
 function toMillis(text: string): number {
   const parsed = parseDateTime(text)
@@ -56,10 +58,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
     // The HTTP QUERY method: the same safe read, for intermediaries that drop a GET's body.
     QUERY: list,
     POST: {
-      write: true,
-      produces: eventTypes,
-      consumes: bodyTypes,
-      bodyRequired: true,
+      ...eventWrite,
       schema: { body: EventCreate, response: { 201: Event } },
       async handler(request, reply) {
         const body = request.body as EventCreate
@@ -94,10 +93,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       },
     },
     PUT: {
-      write: true,
-      produces: eventTypes,
-      consumes: bodyTypes,
-      bodyRequired: true,
+      ...eventWrite,
       schema: { body: EventReplace, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
@@ -110,10 +106,8 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       },
     },
     PATCH: {
-      write: true,
-      produces: eventTypes,
+      ...eventWrite,
       consumes: [mediaTypes.mergePatch],
-      bodyRequired: true,
       schema: { body: EventPatch, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
