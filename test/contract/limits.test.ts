@@ -96,7 +96,7 @@ for (const target of storeTargets) {
 
   describe(`[${target.name}] time limits (set short for the test)`, () => {
     const ctx = contractService(target, {
-      settings: { headersTimeoutMs: '200', requestTimeoutMs: '400' },
+      settings: { headersTimeoutMs: '500', requestTimeoutMs: '1000' },
       location: false,
     })
 
