@@ -109,5 +109,25 @@ for (const target of storeTargets) {
         assert.equal(await total(), before)
       })
     }
+
+    // A day cannot pass in a test: the store is asked directly with a lifetime of zero, which
+    // is what the 24-hour lifetime becomes once it has run out.
+    it('forgets a key once its lifetime has passed, so the same key creates a new event', async () => {
+      const event = { title: 'Expiring key', date: Date.UTC(2027, 5, 7), locationId: ctx.locationId }
+      const key = (fingerprint: string, lifetimeMs: number) => ({
+        principal: 'editor',
+        key: 'expiring',
+        fingerprint,
+        lifetimeMs,
+      })
+      const first = await ctx.service.store.createEventOnce(event, key('a', 86_400_000))
+      const replay = await ctx.service.store.createEventOnce(event, key('a', 86_400_000))
+      assert.deepEqual([first.replayed, replay.replayed, replay.event.id], [false, true, first.event.id])
+      const stamped = Date.now()
+      while (Date.now() === stamped) await new Promise((resolve) => setImmediate(resolve))
+      const afterExpiry = await ctx.service.store.createEventOnce(event, key('b', 0))
+      assert.equal(afterExpiry.replayed, false)
+      assert.notEqual(afterExpiry.event.id, first.event.id)
+    })
   })
 }

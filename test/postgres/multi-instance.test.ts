@@ -1,15 +1,10 @@
 // CONTRACT.md §8: any number of instances can serve one PostgreSQL database, and nothing that
-// correctness needs lives in one process's memory. Three apps, each with its own pool, start at
-// the same moment against one new database and then share the work.
+// correctness needs lives in one process's memory. Three real server processes start at the same
+// moment against one new database and then share the work.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
-import { buildApp } from '../../src/app.ts'
-import { parseConfig } from '../../src/config.ts'
-import { type PrepareReport, prepareDatabase } from '../../src/prepare.ts'
-import type { KyselyStore } from '../../src/store/kysely-store.ts'
-import { openStore } from '../../src/store/open-store.ts'
+import { type ServerProcess, startServerProcess } from '../support/process.ts'
 import { basic, type Response, send } from '../support/service.ts'
 import { postgres, postgresSkipReason } from '../support/stores.ts'
 
@@ -17,18 +12,11 @@ const adminPassword = 'admin-password-1'
 const admin = basic('admin', adminPassword)
 const eventType = 'application/vnd.service.event+json'
 
-interface Instance {
-  readonly store: KyselyStore
-  readonly app: FastifyInstance
-  readonly baseUrl: string
-  readonly report: PrepareReport
-}
-
-describe('[postgres] three instances on one database', { skip: postgresSkipReason ?? false }, () => {
+describe('[postgres] three server processes on one database', { skip: postgresSkipReason ?? false }, () => {
   let database: { databaseUrl: string; drop(): Promise<void> }
-  let instances: Instance[] = []
+  let instances: ServerProcess[] = []
   let sqlClient: pg.Client
-  const on = (n: number) => instances[n % instances.length] as Instance
+  const on = (n: number) => instances[n % instances.length] as ServerProcess
   const request = (
     n: number,
     method: string,
@@ -43,53 +31,38 @@ describe('[postgres] three instances on one database', { skip: postgresSkipReaso
     body?: unknown,
     headers: Record<string, string> = {},
   ) => request(n, method, path, { authorization: admin, 'content-type': eventType, ...headers }, body)
+  /** How many of the processes logged `message` while starting. */
+  const logged = (message: string) => instances.filter((i) => i.output().includes(message)).length
 
   before(async () => {
     if (!postgres) return
     database = await postgres.create()
-    const config = parseConfig({
-      logLevel: 'silent',
-      seed: 'true',
-      databaseUrl: database.databaseUrl,
-      port: '0',
-      host: '127.0.0.1',
-    })
-    const stores = [0, 1, 2].map(() => openStore(config.databaseUrl))
-    // Connect every pool first, so that the three preparations really overlap.
-    await Promise.all(stores.map((s) => s.ping()))
-    const reports = await Promise.all(stores.map((s) => prepareDatabase(s, { ...config, adminPassword })))
-    instances = await Promise.all(
-      stores.map(async (store, i) => {
-        const app = buildApp({ config, store })
-        await app.listen({ port: 0, host: '127.0.0.1' })
-        const address = app.server.address()
-        const port = typeof address === 'object' && address ? address.port : 0
-        return { store, app, baseUrl: `http://127.0.0.1:${port}`, report: reports[i] as PrepareReport }
-      }),
-    )
+    const env = { DATABASE_URL: database.databaseUrl, SEED: 'true', ADMIN_PASSWORD: adminPassword }
+    instances = await Promise.all([0, 1, 2].map(() => startServerProcess(env)))
     sqlClient = new pg.Client({ connectionString: database.databaseUrl, connectionTimeoutMillis: 3_000 })
     await sqlClient.connect()
   })
 
   after(async () => {
     await sqlClient?.end()
-    for (const { app, store } of instances) {
-      await app.close()
-      await store.close()
-    }
+    for (const instance of instances) instance.child.kill('SIGTERM')
+    const exits = await Promise.all(instances.map((i) => i.exited))
     await database?.drop()
+    assert.deepEqual(
+      exits.map((e) => e.code),
+      instances.map(() => 0),
+    )
   })
 
   const count = async (query: string) => Number((await sqlClient.query(query)).rows[0]?.n)
 
   it('applies the migrations exactly once', async () => {
-    const applied = instances.flatMap((i) => i.report.migrations)
-    assert.deepEqual(applied, ['0001_initial', '0002_idempotency_keys'])
+    assert.equal(logged('database migrated'), 1)
     assert.equal(await count('select count(*) as n from kysely_migration'), 2)
   })
 
   it('seeds the sample data exactly once', async () => {
-    assert.equal(instances.filter((i) => i.report.seeded).length, 1)
+    assert.equal(logged('filled with sample data'), 1)
     assert.equal(await count('select count(*) as n from locations'), 4)
     for (const n of [0, 1, 2]) {
       const res = await request(n, 'GET', '/events?per_page=1')
@@ -99,7 +72,7 @@ describe('[postgres] three instances on one database', { skip: postgresSkipReaso
   })
 
   it('creates exactly one admin', async () => {
-    assert.equal(instances.filter((i) => i.report.createdAdmin).length, 1)
+    assert.equal(logged('created user'), 1)
     assert.equal(await count('select count(*) as n from users'), 1)
     assert.equal(await count(`select count(*) as n from users where name = 'admin' and role = 'editor'`), 1)
   })
