@@ -80,9 +80,7 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
     const errors = fastifyError.validation.map((v) => ({
       pointer: pointerOf(v.instancePath, v.params),
       detail:
-        v.keyword === 'format' && v.params.format === 'date-time'
-          ? 'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond'
-          : (v.message ?? 'is invalid'),
+        friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ?? v.message ?? 'is invalid',
     }))
     const status = request.routeOptions.config.validationStatus ?? 422
     const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
@@ -94,6 +92,13 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
   }
   request.log.error({ err: error }, 'unhandled error')
   return problem(500, `an internal error occurred; quote request id ${request.id} when reporting it`)
+}
+
+// Ajv's wording for the two rules it cannot say plainly by itself.
+const friendlier: Record<string, string> = {
+  'format:date-time':
+    'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond',
+  'pattern:\\S': 'must contain something other than whitespace',
 }
 
 function pointerOf(instancePath: string, params: Record<string, unknown>): string {
