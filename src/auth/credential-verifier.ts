@@ -27,9 +27,14 @@ export class CredentialVerifier {
 
   constructor(
     private readonly users: UserSource,
-    private readonly options: { ttlMs: number; maxEntries?: number; concurrency?: number },
+    private readonly options: {
+      ttlMs: number
+      maxEntries?: number
+      concurrency?: number
+      maxWaiting?: number
+    },
   ) {
-    this.#hashing = new Limiter(options.concurrency ?? 2)
+    this.#hashing = new Limiter(options.concurrency ?? 2, options.maxWaiting ?? 256)
   }
 
   /** The user, when the password is theirs; undefined otherwise (unknown user or wrong password). */

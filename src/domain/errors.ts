@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'invalid_fields'
   | 'idempotency_key_reused'
   | 'unavailable'
+  | 'overloaded'
 
 export interface FieldProblem {
   /** JSON Pointer (RFC 6901) into the request body. */

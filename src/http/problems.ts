@@ -20,6 +20,7 @@ const statusOf: Record<ErrorCode, number> = {
   invalid_fields: 422,
   idempotency_key_reused: 422,
   unavailable: 503,
+  overloaded: 503,
 }
 
 // RFC 9110 §15 reason phrases, used as the title: with type "about:blank" the title must be the

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import fc from 'fast-check'
 import { Limiter } from '../../src/auth/limiter.ts'
+import { DomainError } from '../../src/domain/errors.ts'
 
 /** Runs tasks through a limiter, recording how many ran at once. */
 function tracker() {
@@ -148,5 +149,22 @@ describe('Limiter', () => {
       ),
       { numRuns: 150 },
     )
+  })
+})
+
+describe('Limiter with a bounded queue', () => {
+  it('refuses work at once with "overloaded" when the queue is full, and takes work again once it drains', async () => {
+    const limiter = new Limiter(1, 1)
+    let release = () => {}
+    const running = limiter.run(() => new Promise<void>((resolve) => (release = resolve)))
+    const queued = limiter.run(async () => 'queued')
+    await assert.rejects(
+      limiter.run(async () => 'refused'),
+      (error: unknown) => error instanceof DomainError && error.code === 'overloaded',
+    )
+    release()
+    await running
+    assert.equal(await queued, 'queued')
+    assert.equal(await limiter.run(async () => 'again'), 'again')
   })
 })
