@@ -1,6 +1,7 @@
 // Every setting the service has, its default and what it means. Read once (from the environment
 // or the command line), validated as a whole, frozen and passed down: nothing below main.ts and
 // the CLI reads process.env.
+import { passwordProblem } from './domain/password-policy.ts'
 
 export interface Config {
   /** TCP port to listen on. */
@@ -33,7 +34,20 @@ export interface Config {
   readonly dbConnectTimeoutMs: number
   /** PostgreSQL: longest a statement may run before it is cancelled (503), in ms. */
   readonly dbStatementTimeoutMs: number
+  /** At start-up, how long to keep trying to reach the database before giving up, in ms. */
+  readonly dbStartupTimeoutMs: number
+  /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
+  readonly sqliteBusyWaitMs: number
+  /** On SIGTERM, how long in-flight requests may take to finish before they are cut off, in ms. */
+  readonly shutdownTimeoutMs: number
+  /**
+   * Which peers are proxies whose X-Forwarded-* fields count: false (none), true (any), a hop
+   * count, or a list of addresses and CIDR ranges.
+   */
+  readonly trustProxy: TrustProxy
 }
+
+export type TrustProxy = boolean | number | readonly string[]
 
 export const defaults: Config = Object.freeze({
   port: 8080,
@@ -51,6 +65,10 @@ export const defaults: Config = Object.freeze({
   dbPoolSize: 10,
   dbConnectTimeoutMs: 3_000,
   dbStatementTimeoutMs: 10_000,
+  dbStartupTimeoutMs: 30_000,
+  sqliteBusyWaitMs: 2_000,
+  shutdownTimeoutMs: 10_000,
+  trustProxy: false,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -70,6 +88,10 @@ export const environmentNames: Record<keyof Config, string> = {
   dbPoolSize: 'DB_POOL_SIZE',
   dbConnectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS',
   dbStatementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS',
+  dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
+  sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
+  shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  trustProxy: 'TRUST_PROXY',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -117,8 +139,14 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
 
   const databaseUrl = raw.databaseUrl ?? base.databaseUrl
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL=${databaseUrl}: expected sqlite:<path>, sqlite::memory: or postgres://…`)
+    problems.push(
+      `DATABASE_URL=${redactUrl(databaseUrl)}: expected sqlite:<path>, sqlite::memory: or postgres://…`,
+    )
   }
+  const adminPassword = raw.adminPassword ?? base.adminPassword
+  // The same rule as `ers users add`: a short password set here would be as weak as one set there.
+  const weakAdminPassword = adminPassword === undefined ? undefined : passwordProblem(adminPassword)
+  if (weakAdminPassword) problems.push(`ADMIN_PASSWORD: ${weakAdminPassword}`)
   const logLevel = raw.logLevel ?? base.logLevel
   if (!logLevels.has(logLevel)) {
     problems.push(`LOG_LEVEL=${logLevel}: expected one of ${[...logLevels].join(', ')}`)
@@ -129,7 +157,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     host: raw.host ?? base.host,
     databaseUrl,
     logLevel,
-    adminPassword: raw.adminPassword ?? base.adminPassword,
+    adminPassword,
     seed: boolean('seed'),
     bodyLimit: integer('bodyLimit', 256, 64 * 1024 * 1024),
     maxPerPage: integer('maxPerPage', 1, 10_000),
@@ -140,7 +168,32 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     dbPoolSize: integer('dbPoolSize', 1, 1000),
     dbConnectTimeoutMs: integer('dbConnectTimeoutMs', 100, 600_000),
     dbStatementTimeoutMs: integer('dbStatementTimeoutMs', 100, 3_600_000),
+    dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
+    sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
+    shutdownTimeoutMs: integer('shutdownTimeoutMs', 0, 3_600_000),
+    trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze(config)
+}
+
+function trustProxy(text: string | undefined, fallback: TrustProxy, problems: string[]): TrustProxy {
+  if (text === undefined) return fallback
+  const lower = text.trim().toLowerCase()
+  if (['true', 'yes', 'on'].includes(lower)) return true
+  if (['false', 'no', 'off', '0'].includes(lower)) return false
+  if (/^[1-9]\d{0,2}$/.test(lower)) return Number(lower)
+  const entries = text.split(',').map((entry) => entry.trim())
+  // An IPv4 or IPv6 address, optionally with a /prefix; proxy-addr checks them in full at start-up.
+  const address = /^(?:[\d.]+|[\da-f:.]+)(?:\/\d{1,3})?$/i
+  if (entries.every((entry) => address.test(entry) && entry !== '')) return Object.freeze(entries)
+  problems.push(
+    `TRUST_PROXY=${text}: expected true, false, a hop count or a comma-separated list of addresses/CIDR ranges`,
+  )
+  return fallback
+}
+
+/** A database URL fit for a log line or an error message: the password is replaced by `***`. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@')
 }

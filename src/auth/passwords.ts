@@ -6,8 +6,6 @@ import { type Algorithm, hash, verify } from '@node-rs/argon2'
 // per-file transpilers (tsx/esbuild) need not inline it.
 const argon2id = 2 as Algorithm.Argon2id
 
-export const passwordPolicy = { minLength: 8, maxLength: 1024 } as const
-
 export function hashPassword(password: string): Promise<string> {
   return hash(password, { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 })
 }

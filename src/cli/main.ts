@@ -1,8 +1,9 @@
 // `ers`: the command-line tool. Every setting is also a flag (--database-url, --port, …), which
 // wins over the environment.
 import { parseArgs } from 'node:util'
-import { hashPassword, passwordPolicy } from '../auth/passwords.ts'
+import { hashPassword } from '../auth/passwords.ts'
 import { type Config, ConfigError, configFromEnvironment, environmentNames } from '../config.ts'
+import { passwordProblem } from '../domain/password-policy.ts'
 import { type Role, roles } from '../domain/types.ts'
 import { serve } from '../server.ts'
 import { openStore, storeOptions } from '../store/open-store.ts'
@@ -75,11 +76,8 @@ async function main(argv: string[]): Promise<number> {
       const role = (values.role ?? 'editor') as Role
       if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')}`)
       const password = values.password ?? (await readStdin()).replace(/\r?\n$/, '')
-      if (password.length < passwordPolicy.minLength || password.length > passwordPolicy.maxLength) {
-        throw new UsageError(
-          `the password must have ${passwordPolicy.minLength} to ${passwordPolicy.maxLength} characters`,
-        )
-      }
+      const weak = passwordProblem(password)
+      if (weak) throw new UsageError(weak)
       if (!/^[^:\s][^:]{0,99}$/.test(name) || /\s$/.test(name)) {
         throw new UsageError('NAME must be 1–100 characters, without ":" or surrounding spaces')
       }

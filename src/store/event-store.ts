@@ -50,6 +50,8 @@ export interface EventStore {
    * statement, so concurrent writers with the same ETag cannot both win). Fails with `not_found`
    * or `precondition_failed`.
    */
+  /** Deletes the idempotency keys created before that instant (epoch ms); returns how many. */
+  forgetIdempotencyKeys(createdBefore: number): Promise<number>
   updateEvent(id: number, changes: EventChanges, precondition?: Precondition): Promise<Event>
   deleteEvent(id: number, precondition?: Precondition): Promise<void>
 

@@ -142,6 +142,16 @@ export class KyselyStore implements EventStore {
     })
   }
 
+  async forgetIdempotencyKeys(createdBefore: number) {
+    return this.#write(async (trx) => {
+      const result = await trx
+        .deleteFrom('idempotency_keys')
+        .where('created_at', '<', createdBefore)
+        .executeTakeFirst()
+      return Number(result.numDeletedRows)
+    })
+  }
+
   async getLocation(id: number) {
     return this.#guard(async () => {
       const row = await this.#db.selectFrom('locations').selectAll().where('id', '=', id).executeTakeFirst()

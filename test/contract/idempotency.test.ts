@@ -129,5 +129,28 @@ for (const target of storeTargets) {
       assert.equal(afterExpiry.replayed, false)
       assert.notEqual(afterExpiry.event.id, first.event.id)
     })
+
+    it('sweeps expired keys apart from requests, and only those', async () => {
+      const event = { title: 'Swept key', date: Date.UTC(2027, 5, 8), locationId: ctx.locationId }
+      const key = (name: string) => ({
+        principal: 'editor',
+        key: name,
+        fingerprint: 'f',
+        lifetimeMs: 86_400_000,
+      })
+      const old = await ctx.service.store.createEventOnce(event, key('swept-old'))
+      const cutoff = Date.now() + 1
+      while (Date.now() < cutoff) await new Promise((resolve) => setImmediate(resolve))
+      assert.ok((await ctx.service.store.forgetIdempotencyKeys(cutoff)) >= 1)
+      const fresh = await ctx.service.store.createEventOnce(event, key('swept-new'))
+      assert.equal(await ctx.service.store.forgetIdempotencyKeys(cutoff), 0, 'a newer key is kept')
+      // The swept key is free again; the kept one still replays.
+      assert.notEqual(
+        (await ctx.service.store.createEventOnce(event, key('swept-old'))).event.id,
+        old.event.id,
+      )
+      assert.equal((await ctx.service.store.createEventOnce(event, key('swept-new'))).replayed, true)
+      assert.equal(fresh.replayed, false)
+    })
   })
 }

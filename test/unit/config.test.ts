@@ -39,6 +39,10 @@ describe('defaults', () => {
       dbPoolSize: 10,
       dbConnectTimeoutMs: 3_000,
       dbStatementTimeoutMs: 10_000,
+      dbStartupTimeoutMs: 30_000,
+      sqliteBusyWaitMs: 2_000,
+      shutdownTimeoutMs: 10_000,
+      trustProxy: false,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -76,6 +80,10 @@ describe('parseConfig', () => {
       dbPoolSize: '4',
       dbConnectTimeoutMs: '1500',
       dbStatementTimeoutMs: '2500',
+      dbStartupTimeoutMs: '0',
+      sqliteBusyWaitMs: '250',
+      shutdownTimeoutMs: '4000',
+      trustProxy: '127.0.0.1, 10.0.0.0/8, ::1',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -93,6 +101,10 @@ describe('parseConfig', () => {
       dbPoolSize: 4,
       dbConnectTimeoutMs: 1500,
       dbStatementTimeoutMs: 2500,
+      dbStartupTimeoutMs: 0,
+      sqliteBusyWaitMs: 250,
+      shutdownTimeoutMs: 4000,
+      trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1'],
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })
@@ -146,6 +158,9 @@ describe('parseConfig', () => {
     ['headersTimeoutMs', '99'],
     ['requestTimeoutMs', '3600001'],
     ['authCacheTtlMs', '-5'],
+    ['shutdownTimeoutMs', '-1'],
+    ['sqliteBusyWaitMs', '600001'],
+    ['dbStartupTimeoutMs', 'soon'],
   ]
   for (const [key, text] of badIntegers) {
     it(`refuses ${environmentNames[key]}=${JSON.stringify(text)}, naming the variable`, () => {
@@ -160,6 +175,38 @@ describe('parseConfig', () => {
       const problems = problemsOf(() => parseConfig({ databaseUrl: url }))
       assert.equal(problems.length, 1, url)
       assert.ok(problems[0]?.startsWith(`DATABASE_URL=${url}:`), problems[0])
+    }
+  })
+
+  it('never repeats the password of a refused database URL', () => {
+    const problems = problemsOf(() => parseConfig({ databaseUrl: 'mysql://app:s3cr3t-pw@db:3306/events' }))
+    assert.equal(problems.length, 1)
+    assert.doesNotMatch(problems[0] ?? '', /s3cr3t-pw/)
+    assert.match(problems[0] ?? '', /^DATABASE_URL=mysql:\/\/app:\*\*\*@db:3306\/events:/)
+  })
+
+  it('holds ADMIN_PASSWORD to the password policy of `ers users add`', () => {
+    const problems = problemsOf(() => parseConfig({ adminPassword: 'pw' }))
+    assert.equal(problems.length, 1)
+    assert.match(problems[0] ?? '', /^ADMIN_PASSWORD: a password must have 8 to 1024 characters/)
+    assert.doesNotMatch(problems[0] ?? '', /=pw/, 'the refused password itself is not echoed')
+    assert.equal(parseConfig({ adminPassword: 'long-enough' }).adminPassword, 'long-enough')
+  })
+
+  it('reads TRUST_PROXY as a switch, a hop count or a list of addresses', () => {
+    assert.equal(parseConfig({ trustProxy: 'true' }).trustProxy, true)
+    assert.equal(parseConfig({ trustProxy: 'off' }).trustProxy, false)
+    assert.equal(parseConfig({ trustProxy: '0' }).trustProxy, false)
+    assert.equal(parseConfig({ trustProxy: '2' }).trustProxy, 2)
+    assert.deepEqual(parseConfig({ trustProxy: '127.0.0.1' }).trustProxy, ['127.0.0.1'])
+    assert.deepEqual(parseConfig({ trustProxy: '192.168.0.0/16,fd00::/8' }).trustProxy, [
+      '192.168.0.0/16',
+      'fd00::/8',
+    ])
+    for (const text of ['maybe', 'proxy.example', '127.0.0.1,,10.0.0.1', '-1']) {
+      const problems = problemsOf(() => parseConfig({ trustProxy: text }))
+      assert.equal(problems.length, 1, text)
+      assert.ok(problems[0]?.startsWith(`TRUST_PROXY=${text}:`), problems[0])
     }
   })
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { dummyHash, hashPassword, passwordPolicy, verifyPassword } from '../../src/auth/passwords.ts'
+import { dummyHash, hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
+import { passwordPolicy, passwordProblem } from '../../src/domain/password-policy.ts'
 
 // Argon2id at the OWASP minimum costs tens of milliseconds per hash: hash twice and reuse.
 const password = 'correct horse battery staple'
@@ -84,5 +85,16 @@ describe('dummyHash', () => {
 describe('passwordPolicy', () => {
   it('asks for at least 8 and at most 1024 characters', () => {
     assert.deepEqual(passwordPolicy, { minLength: 8, maxLength: 1024 })
+  })
+
+  it('counts characters, not UTF-16 units, and names the rule when it refuses', () => {
+    assert.match(passwordProblem('pw') ?? '', /8 to 1024 characters/)
+    assert.match(passwordProblem('1234567') ?? '', /8 to 1024/)
+    assert.equal(passwordProblem('12345678'), undefined)
+    // Seven emoji are fourteen UTF-16 units but seven characters: too short.
+    assert.ok(passwordProblem('😀'.repeat(7)))
+    assert.equal(passwordProblem('😀'.repeat(8)), undefined)
+    assert.equal(passwordProblem('x'.repeat(1024)), undefined)
+    assert.ok(passwordProblem('x'.repeat(1025)))
   })
 })
