@@ -1,7 +1,7 @@
 // What a server does to its database before it serves: migrate, fill a brand-new database with
 // samples (once, however many instances start together), and make sure someone can log in.
 import { randomBytes } from 'node:crypto'
-import { hashPassword } from './auth/passwords.ts'
+import { hashPassword, verifyPassword } from './auth/passwords.ts'
 import type { Config } from './config.ts'
 import { sampleLocations } from './domain/samples.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
@@ -12,6 +12,8 @@ export interface PrepareReport {
   /** Set when this call created the first user with a generated password (shown once, never stored). */
   readonly generatedAdminPassword?: string
   readonly createdAdmin: boolean
+  /** ADMIN_PASSWORD is set but `admin` already exists with another password, which was kept. */
+  readonly adminPasswordIgnored: boolean
 }
 
 export async function prepareDatabase(
@@ -23,6 +25,11 @@ export async function prepareDatabase(
   const existing = await store.findUser('admin')
   let generatedAdminPassword: string | undefined
   let createdAdmin = false
+  // Costs one hash at start-up, so that a password that silently does nothing is pointed out.
+  const adminPasswordIgnored =
+    existing !== undefined &&
+    config.adminPassword !== undefined &&
+    !(await verifyPassword(existing.passwordHash, config.adminPassword))
   if (!existing) {
     const password = config.adminPassword ?? randomBytes(18).toString('base64url')
     createdAdmin = await store.createFirstUser('admin', 'editor', await hashPassword(password))
@@ -32,6 +39,7 @@ export async function prepareDatabase(
     migrations,
     seeded: seeded && config.seed,
     createdAdmin,
+    adminPasswordIgnored,
     ...(generatedAdminPassword && { generatedAdminPassword }),
   }
 }

@@ -1,50 +1,124 @@
-// Runs the service until SIGTERM/SIGINT: open the store, prepare it, listen; on a signal stop
-// accepting, let in-flight requests finish, close the database, exit 0.
+// Runs the service until SIGTERM/SIGINT: open the store, wait for the database, prepare it, listen.
+// On a signal: stop accepting, let in-flight requests finish within SHUTDOWN_TIMEOUT_MS, close the
+// database, exit 0 — or 1 when the deadline cut the drain short; a second signal exits at once.
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
+import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { prepareDatabase } from './prepare.ts'
+import { startupProblem } from './startup-problems.ts'
+import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
+import { waitForDatabase } from './wait-for-database.ts'
+
+/** Exit status when the drain deadline passed and open requests were cut off. */
+export const exitDrainCutShort = 1
+/** A repeat of a signal within this long is the same signal delivered twice. */
+const duplicateSignalWindowMs = 500
+/** How often idempotency keys past their lifetime are deleted. */
+const sweepEveryMs = 10 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
-  const store = openStore(config.databaseUrl, storeOptions(config))
-  const app = buildApp({ config, store })
+  let store: KyselyStore | undefined
+  let app: FastifyInstance | undefined
   try {
-    const report = await prepareDatabase(store, config)
-    if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
-    if (report.seeded) app.log.info('new database filled with sample data')
-    if (report.generatedAdminPassword) {
-      // Printed once to the terminal, on purpose outside the structured log.
-      process.stdout.write(
-        `\nCreated user "admin" (editor) with password: ${report.generatedAdminPassword}\n` +
-          'It is shown only now. Change it with: ers users add admin --role editor\n\n',
-      )
-    } else if (report.createdAdmin) {
-      app.log.info('created user "admin" (editor) with the password from ADMIN_PASSWORD')
-    }
+    store = openStore(config.databaseUrl, storeOptions(config))
+    app = buildApp({ config, store })
+    await waitForDatabase(store, config, app.log)
+    await announce(await prepareDatabase(store, config), app)
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
-    app.log.fatal({ err: error }, 'could not start')
-    await app.close().catch(() => {})
-    await store.close().catch(() => {})
+    // One plain line a person can act on, not a JSON line holding a stack trace; the details go
+    // to the structured log at debug level.
+    const problem = startupProblem(error, config)
+    app?.log.debug({ err: error }, 'start-up failed')
+    process.stderr.write(
+      `ers: could not start: ${problem.reason}\n${problem.hint ? `hint: ${problem.hint}\n` : ''}`,
+    )
+    await app?.close().catch(() => {})
+    await store?.close().catch(() => {})
     process.exitCode = 1
     return
   }
+  const running = { app, store }
+  const sweeper = sweepIdempotencyKeys(running)
+  handleSignals(running, config.shutdownTimeoutMs, () => clearInterval(sweeper))
+}
 
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+async function announce(report: Awaited<ReturnType<typeof prepareDatabase>>, app: FastifyInstance) {
+  if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
+  if (report.seeded) app.log.info('new database filled with sample data')
+  if (report.generatedAdminPassword) {
+    // Printed once to the terminal, on purpose outside the structured log.
+    process.stdout.write(
+      `\nCreated user "admin" (editor) with password: ${report.generatedAdminPassword}\n` +
+        'It is shown only now. Change it with: npx ers users add admin --role editor\n\n',
+    )
+  } else if (report.createdAdmin) {
+    app.log.info('created user "admin" (editor) with the password from ADMIN_PASSWORD')
+  } else if (report.adminPasswordIgnored) {
+    process.stderr.write(
+      'ers: ADMIN_PASSWORD is set, but user "admin" already exists with another password, which is kept. ' +
+        'To change it: npx ers users add admin --role editor\n',
+    )
+  }
+}
+
+function sweepIdempotencyKeys({ app, store }: Running): NodeJS.Timeout {
+  const sweep = async () => {
+    try {
+      const forgotten = await store.forgetIdempotencyKeys(Date.now() - idempotencyLifetimeMs)
+      if (forgotten > 0) app.log.info({ forgotten }, 'expired idempotency keys deleted')
+    } catch (error) {
+      app.log.warn({ err: error }, 'could not delete expired idempotency keys; will try again')
+    }
+  }
+  void sweep()
+  return setInterval(sweep, sweepEveryMs).unref()
+}
+
+interface Running {
+  readonly app: FastifyInstance
+  readonly store: KyselyStore
+}
+
+function handleSignals({ app, store }: Running, shutdownTimeoutMs: number, onStop: () => void) {
+  let stoppingSince: number | undefined
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stoppingSince !== undefined) {
+      // Ctrl-C on `npm start` reaches the server twice at once: from the terminal (to the whole
+      // process group) and forwarded by npm. Only a later signal is a person asking to hurry.
+      if (Date.now() - stoppingSince < duplicateSignalWindowMs) return
+      app.log.warn({ signal }, 'second signal while draining: exiting at once')
+      process.exit(128 + signalNumber(signal))
+    }
+    stoppingSince = Date.now()
+    onStop()
+    app.log.info({ signal, deadlineMs: shutdownTimeoutMs }, 'shutting down: finishing in-flight requests')
+    let cutShort = false
+    const deadline = setTimeout(() => {
+      cutShort = true
+      app.log.error(
+        { deadlineMs: shutdownTimeoutMs },
+        'drain deadline passed: closing the remaining connections',
+      )
+      app.server.closeAllConnections()
+    }, shutdownTimeoutMs)
     try {
       await app.close()
+      clearTimeout(deadline)
       await store.close()
-      app.log.info('stopped')
-      process.exit(0)
+      app.log.info(cutShort ? 'stopped after cutting the drain short' : 'stopped')
+      process.exit(cutShort ? exitDrainCutShort : 0)
     } catch (error) {
       app.log.error({ err: error }, 'unclean shutdown')
       process.exit(1)
     }
   }
-  process.once('SIGTERM', () => void stop('SIGTERM'))
-  process.once('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', (signal) => void stop(signal))
+  process.on('SIGINT', (signal) => void stop(signal))
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? 2 : 15
 }

@@ -1,0 +1,24 @@
+// Start-up failures as one plain line and a hint, for the person at the terminal or reading the
+// journal; the structured log keeps the details.
+import type { Config } from './config.ts'
+import { explainConnectionFailure } from './store/connection-problems.ts'
+
+export function startupProblem(error: unknown, config: Pick<Config, 'databaseUrl' | 'port' | 'host'>) {
+  const database = explainConnectionFailure(error, config.databaseUrl)
+  if (database) return database
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (code === 'EADDRINUSE') {
+    return {
+      reason: `port ${config.port} on ${config.host} is already in use`,
+      hint: 'stop the process that holds it, or choose another port with PORT',
+    }
+  }
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return {
+      reason: `cannot listen on ${config.host}:${config.port} (${code})`,
+      hint: 'ports below 1024 need privileges; HOST must be an address of this machine',
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return { reason: message.split('\n')[0] ?? message, hint: 'run with LOG_LEVEL=debug for the details' }
+}
