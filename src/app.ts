@@ -11,6 +11,7 @@ import { DomainError } from './domain/errors.ts'
 import { authenticator } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
+import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
@@ -31,11 +32,14 @@ export interface AppDependencies {
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function buildApp({ config, store, logger }: AppDependencies): FastifyInstance {
+  const trust = proxyTrust(config.trustProxy)
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
       : { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }),
     bodyLimit: config.bodyLimit,
+    // request.ip, .protocol and .host follow X-Forwarded-* from trusted proxies only (TRUST_PROXY).
+    trustProxy: trust ?? false,
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: (request) => {
@@ -76,6 +80,8 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   app.addHttpMethod('HEAD', { hasBody: true, overrideExisting: true })
   app.addHttpMethod('QUERY', { hasBody: true, overrideExisting: true })
 
+  // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
+  registerForwarded(app, trust)
   registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
   registerPipeline(app, authenticator(new CredentialVerifier(store, { ttlMs: config.authCacheTtlMs })))
 
