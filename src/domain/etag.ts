@@ -1,6 +1,6 @@
 // Entity tags (RFC 9110 §8.8.3) and the conditional-request comparisons of §13.1.
 import { createHash } from 'node:crypto'
-import type { Precondition } from './types.ts'
+import type { VersionSet } from './types.ts'
 
 /** Strong ETag of a stored resource, made from its version number. */
 export function versionEtag(version: number): string {
@@ -12,6 +12,12 @@ export function contentEtag(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 }
 
+export interface EntityTag {
+  readonly weak: boolean
+  /** The opaque tag, quotes included. */
+  readonly tag: string
+}
+
 // entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE
 const entityTag = /(W\/)?("[\x21\x23-\x7e\x80-\xff]*")/y
 // RFC 9110 §5.6.1.2: empty list elements are ignored. Commas are legal inside a tag, so the field
@@ -19,9 +25,9 @@ const entityTag = /(W\/)?("[\x21\x23-\x7e\x80-\xff]*")/y
 const separators = /[\s,]*/y
 
 /** Parses an If-Match / If-None-Match field: `*`, or a list of tags (undefined when malformed). */
-export function parseEtagList(field: string): '*' | { weak: boolean; tag: string }[] | undefined {
+export function parseEtagList(field: string): '*' | EntityTag[] | undefined {
   if (field.trim() === '*') return '*'
-  const tags: { weak: boolean; tag: string }[] = []
+  const tags: EntityTag[] = []
   let at = 0
   for (;;) {
     separators.lastIndex = at
@@ -38,24 +44,47 @@ export function parseEtagList(field: string): '*' | { weak: boolean; tag: string
   }
 }
 
-/** If-None-Match uses the weak comparison (§13.1.2). */
-export function noneMatch(field: string, current: string): boolean {
-  const list = parseEtagList(field)
-  if (list === '*') return false
-  if (list === undefined) return true
-  return !list.some((t) => t.tag === current)
+// A field that does not parse names no entity tag: If-Match then matches nothing (the write is
+// refused, never made unconditionally) and If-None-Match excludes nothing. `*` mixed with tags
+// is malformed too (RFC 9110 §13.1.1: `"*" / #entity-tag`).
+const tagsOf = (field: string): '*' | readonly EntityTag[] => parseEtagList(field) ?? []
+
+/**
+ * RFC 9110 §13.1.1: If-Match holds when it is `*` and a current representation exists, or when a
+ * listed tag matches the current one by the strong comparison (§8.8.3.2: neither is weak and the
+ * opaque tags are equal), so a weak tag never matches. `current` is the strong ETag of the
+ * selected representation, undefined when there is none.
+ */
+export function ifMatchHolds(field: string, current: string | undefined): boolean {
+  if (current === undefined) return false
+  const tags = tagsOf(field)
+  return tags === '*' || tags.some((t) => !t.weak && t.tag === current)
 }
 
 /**
- * If-Match uses the strong comparison (§13.1.1): weak tags never match. Returns the precondition
- * for the store to check atomically with the write.
+ * RFC 9110 §13.1.2: If-None-Match is false when it is `*` and a current representation exists, or
+ * when a listed tag matches the current one by the weak comparison (equal opaque tags, weak or
+ * not); true otherwise.
  */
-export function ifMatchPrecondition(field: string): Precondition {
-  const list = parseEtagList(field)
-  if (list === '*') return { kind: 'any' }
-  const versions = (list ?? [])
-    .filter((t) => !t.weak)
-    .map((t) => /^"v([1-9]\d{0,15})"$/.exec(t.tag)?.[1])
+export function ifNoneMatchHolds(field: string, current: string | undefined): boolean {
+  if (current === undefined) return true
+  const tags = tagsOf(field)
+  return tags !== '*' && !tags.some((t) => t.tag === current)
+}
+
+const versionTag = /^"v([1-9]\d{0,15})"$/
+
+/**
+ * The stored versions a field names, for the store to compare in the statement that writes:
+ * If-Match compares strongly, so its weak tags name nothing; If-None-Match compares weakly. Tags
+ * that are not version tags of this service (versionEtag) can never match a stored resource.
+ */
+export function versionSet(field: string, comparison: 'strong' | 'weak'): VersionSet {
+  const tags = tagsOf(field)
+  if (tags === '*') return { kind: 'any' }
+  const versions = tags
+    .filter((t) => comparison === 'weak' || !t.weak)
+    .map((t) => versionTag.exec(t.tag)?.[1])
     .filter((v): v is string => v !== undefined)
     .map(Number)
   return { kind: 'versions', versions }

@@ -33,10 +33,25 @@ export interface EventChanges {
   readonly locationId?: number
 }
 
-/** `If-Match` reduced to what the store can check in one conditional statement. */
-export type Precondition =
+/**
+ * The stored versions an If-Match or If-None-Match field names: `*` (whatever version is stored),
+ * or the versions of the listed tags that are version tags of this service.
+ */
+export type VersionSet =
   | { readonly kind: 'any' }
   | { readonly kind: 'versions'; readonly versions: readonly number[] }
+
+/**
+ * If-Match and If-None-Match (RFC 9110 §13.1.1, §13.1.2) reduced to what the store checks in the
+ * very statement that writes, so that concurrent writers cannot both pass. A write happens only
+ * when every part present holds.
+ */
+export interface Precondition {
+  /** If-Match: the stored version is in the set (strong comparison, so weak tags are left out). */
+  readonly match?: VersionSet
+  /** If-None-Match: the stored version is not in the set (weak comparison); `any` never holds. */
+  readonly noneMatch?: VersionSet
+}
 
 export interface Page {
   readonly page: number

@@ -1,11 +1,12 @@
 // What happens to every request of a declared operation before its handler runs, in order:
-// authenticate (401/403), negotiate the response type (406), check the body's media type (415),
-// then, after parsing, insist on a body where one is required (400).
+// authenticate (401/403), negotiate the response type (406; the handler labels its response with
+// `request.representation`), check the body's media type (415), then, after parsing, insist on a
+// body where one is required (400).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 import { hasContent } from './body.ts'
-import { parseContentType, preferredType } from './negotiate.ts'
+import { parseContentType, responseType } from './negotiate.ts'
 import { acceptFieldOf } from './resource.ts'
 
 export function registerPipeline(
@@ -19,7 +20,7 @@ export function registerPipeline(
     if (operation.write) request.principal = await authenticate(request, reply)
 
     if (operation.produces) {
-      const chosen = preferredType(request.headers.accept, operation.produces)
+      const chosen = responseType(request.headers.accept, operation.produces)
       if (!chosen) {
         throw new DomainError(
           'not_acceptable',

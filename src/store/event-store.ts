@@ -45,14 +45,16 @@ export interface EventStore {
    * request differs. Concurrent calls with one key, through any instance, create at most one event.
    */
   createEventOnce(event: NewEvent, key: IdempotencyKey): Promise<{ event: Event; replayed: boolean }>
-  /**
-   * Applies the changes only if the precondition holds at the moment of writing (one conditional
-   * statement, so concurrent writers with the same ETag cannot both win). Fails with `not_found`
-   * or `precondition_failed`.
-   */
   /** Deletes the idempotency keys created before that instant (epoch ms); returns how many. */
   forgetIdempotencyKeys(createdBefore: number): Promise<number>
+  /**
+   * Applies the changes only if the precondition (If-Match and If-None-Match) holds at the moment
+   * of writing: one conditional statement, so of concurrent writers with the same ETag exactly one
+   * wins. Fails with `not_found` when there is no such event, whatever the precondition (RFC 9110
+   * §13.2.1), else with `precondition_failed`. An empty change keeps the version (and the ETag).
+   */
   updateEvent(id: number, changes: EventChanges, precondition?: Precondition): Promise<Event>
+  /** Deletes the event on the same terms as updateEvent: `not_found`, or `precondition_failed`. */
   deleteEvent(id: number, precondition?: Precondition): Promise<void>
 
   getLocation(id: number): Promise<Location | undefined>

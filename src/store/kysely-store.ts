@@ -1,6 +1,13 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
-import { type Kysely, Migrator, sql, type Transaction } from 'kysely'
+import {
+  type Kysely,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  sql,
+  type Transaction,
+} from 'kysely'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
 import type {
@@ -41,6 +48,12 @@ export interface DialectConnection {
    * Absent where `write` already serialises every writer (SQLite's BEGIN IMMEDIATE).
    */
   exclusive?(trx: Executor, topic: string): Promise<void>
+  /**
+   * Runs every pending migration of `provider` as one unit, taking whatever lock keeps two
+   * processes from migrating at once; on failure returns the error with nothing applied. Absent
+   * where Kysely's Migrator already does so (PostgreSQL: one transaction under an advisory lock).
+   */
+  migrate?(provider: MigrationProvider): Promise<MigrationResultSet>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
   /** Connection pool figures, where the dialect has a pool. */
@@ -54,10 +67,11 @@ export class KyselyStore implements EventStore {
     this.#db = dialect.db
   }
 
-  /** Brings the schema to the newest version (the migrator takes a lock where the dialect has one). */
+  /** Applies every pending migration, all in one transaction or none, under a lock (see the dialects). */
   async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.#db, provider: migrations(this.dialect.flavour) })
-    const { error, results = [] } = await migrator.migrateToLatest()
+    const provider = migrations(this.dialect.flavour)
+    const { error, results = [] } = await (this.dialect.migrate?.(provider) ??
+      new Migrator({ db: this.#db, provider }).migrateToLatest())
     if (error) throw error
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
   }

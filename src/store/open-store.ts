@@ -1,17 +1,20 @@
 // Chooses the store from the database URL.
 import type { Config } from '../config.ts'
 import { openPostgres, type PostgresOptions } from './dialects/postgres.ts'
-import { openSqlite } from './dialects/sqlite.ts'
+import { openSqlite, type SqliteOptions } from './dialects/sqlite.ts'
+import { sqliteBackup } from './dialects/sqlite-backup.ts'
 import { KyselyStore } from './kysely-store.ts'
 
 export interface StoreOptions {
   /** Pool and timeout settings, used when the URL selects PostgreSQL. */
   readonly postgres?: PostgresOptions
+  /** Lock waits, used when the URL selects SQLite. */
+  readonly sqlite?: SqliteOptions
 }
 
 /** The store settings of a configuration. */
 export function storeOptions(
-  config: Pick<Config, 'dbPoolSize' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs'>,
+  config: Pick<Config, 'dbPoolSize' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'sqliteBusyWaitMs'>,
 ): StoreOptions {
   return {
     postgres: {
@@ -19,12 +22,15 @@ export function storeOptions(
       connectionTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
     },
+    sqlite: { busyWaitMs: config.sqliteBusyWaitMs },
   }
 }
 
 export function openStore(databaseUrl: string, options: StoreOptions = {}): KyselyStore {
-  if (databaseUrl.startsWith('sqlite:'))
-    return new KyselyStore(openSqlite(databaseUrl.slice('sqlite:'.length)))
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length)
+    return new KyselyStore({ ...openSqlite(path, options.sqlite), backup: sqliteBackup(path) })
+  }
   if (/^postgres(ql)?:\/\//.test(databaseUrl))
     return new KyselyStore(openPostgres(databaseUrl, options.postgres))
   throw new Error(`unsupported database URL: ${databaseUrl.replace(/\/\/[^@/]*@/, '//…@')}`)

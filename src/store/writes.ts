@@ -1,5 +1,6 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction.
 import { DomainError, invalidField } from '../domain/errors.ts'
+import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
@@ -33,28 +34,61 @@ interface KeyFilterable<Q> {
 }
 
 interface Filterable<Q> {
-  where(column: 'version', op: 'in', values: readonly number[]): Q
+  where(column: 'version', op: 'in' | 'not in', values: readonly number[]): Q
 }
 
+/**
+ * Adds the precondition to the statement that writes, so that it is checked at the moment of
+ * writing: of several writers sending the same If-Match, exactly one finds its version stored.
+ */
 export function withPrecondition<Q extends Filterable<Q>>(
   query: Q,
   precondition: Precondition | undefined,
 ): Q {
-  if (precondition?.kind !== 'versions') return query
-  // `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
-  // a tag naming a larger version can never match.
-  const versions = precondition.versions.filter((v) => v <= maxVersion)
-  // An If-Match that names no usable tag can never match; `in ()` is not valid SQL everywhere.
-  return query.where('version', 'in', versions.length > 0 ? versions : [-1])
+  let conditional = query
+  const { match, noneMatch } = precondition ?? {}
+  // If-Match: * holds for any stored row, which `where id = …` already requires.
+  if (match?.kind === 'versions') {
+    // An If-Match that names no usable version can never hold.
+    const versions = storable(match.versions)
+    conditional = conditional.where('version', 'in', versions.length > 0 ? versions : noVersion)
+  }
+  // If-None-Match: * never holds for a stored row (RFC 9110 §13.1.2).
+  if (noneMatch?.kind === 'any') conditional = conditional.where('version', 'in', noVersion)
+  if (noneMatch?.kind === 'versions') {
+    const versions = storable(noneMatch.versions)
+    if (versions.length > 0) conditional = conditional.where('version', 'not in', versions)
+  }
+  return conditional
 }
 
+// `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
+// a tag naming a larger version can never equal a stored one.
 const maxVersion = 2_147_483_647
+const storable = (versions: readonly number[]) => versions.filter((v) => v <= maxVersion)
+// Versions start at 1: `version in (-1)` holds for no row (`in ()` is not valid SQL everywhere).
+const noVersion = [-1]
 
-export async function whyNotWritten(trx: Executor, id: number): Promise<DomainError> {
-  const exists = await trx.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()
-  return exists
-    ? new DomainError('precondition_failed', `event ${id} has changed since the ETag in If-Match was issued`)
-    : new DomainError('not_found', `there is no event ${id}`)
+/**
+ * Why a conditional write touched no row, asked in the same transaction: the row is missing
+ * (404, whatever the preconditions said: RFC 9110 §13.2.1) or a precondition failed (412).
+ */
+export async function whyNotWritten(
+  trx: Executor,
+  table: 'events' | 'locations',
+  id: number,
+  precondition: Precondition | undefined,
+): Promise<DomainError> {
+  const what = `${table === 'events' ? 'event' : 'location'} ${id}`
+  const row = await trx.selectFrom(table).select('version').where('id', '=', id).executeTakeFirst()
+  if (!row) return new DomainError('not_found', `there is no ${what}`)
+  // Under READ COMMITTED another writer may have changed the row since the write looked at it;
+  // then the field that failed is not known, but a 412 it is.
+  const field = failedField(precondition, Number(row.version))
+  return new DomainError(
+    'precondition_failed',
+    field ? failureDetail(field, what) : `${what} changed while it was being written; read it again`,
+  )
 }
 
 export async function insertLocations(

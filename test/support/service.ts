@@ -6,7 +6,7 @@ import { hashPassword } from '../../src/auth/passwords.ts'
 import { type Config, parseConfig } from '../../src/config.ts'
 import { prepareDatabase } from '../../src/prepare.ts'
 import type { KyselyStore } from '../../src/store/kysely-store.ts'
-import { openStore } from '../../src/store/open-store.ts'
+import { openStore, storeOptions } from '../../src/store/open-store.ts'
 import type { StoreTarget } from './stores.ts'
 
 export const editor = { user: 'editor', password: 'editor-password-1' }
@@ -60,7 +60,7 @@ export async function startService(
     port: '0',
     host: '127.0.0.1',
   })
-  const store = openStore(config.databaseUrl)
+  const store = openStore(config.databaseUrl, storeOptions(config))
   await prepareDatabase(store, { ...config, adminPassword: 'admin-password-1' })
   hashes ??= Promise.all([hashPassword(editor.password), hashPassword(reader.password)])
   const [editorHash, readerHash] = await hashes

@@ -3,10 +3,11 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import {
   contentEtag,
-  ifMatchPrecondition,
-  noneMatch,
+  ifMatchHolds,
+  ifNoneMatchHolds,
   parseEtagList,
   versionEtag,
+  versionSet,
 } from '../../src/domain/etag.ts'
 
 describe('versionEtag', () => {
@@ -121,33 +122,36 @@ describe('parseEtagList', () => {
   })
 })
 
-describe('noneMatch (If-None-Match, weak comparison)', () => {
-  it('is false when a strong tag in the list equals the current tag (→ 304)', () => {
-    assert.equal(noneMatch('"v3"', '"v3"'), false)
-    assert.equal(noneMatch('"v1", "v3"', '"v3"'), false)
+describe('ifNoneMatchHolds (If-None-Match, weak comparison, RFC 9110 §13.1.2)', () => {
+  it('is false when a strong tag in the list equals the current tag (→ 304 or 412)', () => {
+    assert.equal(ifNoneMatchHolds('"v3"', '"v3"'), false)
+    assert.equal(ifNoneMatchHolds('"v1", "v3"', '"v3"'), false)
   })
 
   it('is false when a weak tag has the same opaque tag (weak comparison)', () => {
-    assert.equal(noneMatch('W/"v3"', '"v3"'), false)
-    assert.equal(noneMatch('"v1", W/"v3"', '"v3"'), false)
+    assert.equal(ifNoneMatchHolds('W/"v3"', '"v3"'), false)
+    assert.equal(ifNoneMatchHolds('"v1", W/"v3"', '"v3"'), false)
   })
 
-  it('is true when no tag matches (→ 200)', () => {
-    assert.equal(noneMatch('"v2"', '"v3"'), true)
-    assert.equal(noneMatch('W/"v2", "v4"', '"v3"'), true)
-    assert.equal(noneMatch('"V3"', '"v3"'), true)
+  it('is true when no tag matches (→ the method is performed)', () => {
+    assert.equal(ifNoneMatchHolds('"v2"', '"v3"'), true)
+    assert.equal(ifNoneMatchHolds('W/"v2", "v4"', '"v3"'), true)
+    assert.equal(ifNoneMatchHolds('"V3"', '"v3"'), true)
   })
 
-  it('is false for * (any current representation matches)', () => {
-    assert.equal(noneMatch('*', '"v3"'), false)
+  it('is false for * when a current representation exists, true when none does', () => {
+    assert.equal(ifNoneMatchHolds('*', '"v3"'), false)
+    assert.equal(ifNoneMatchHolds('*', undefined), true)
+    assert.equal(ifNoneMatchHolds('"v3"', undefined), true)
   })
 
-  it('is true for a malformed field (the condition is ignored, the full response is sent)', () => {
-    assert.equal(noneMatch('v3', '"v3"'), true)
-    assert.equal(noneMatch('"v3" "v4"', '"v3"'), true)
+  it('is true for a malformed field, which names no tag', () => {
+    assert.equal(ifNoneMatchHolds('v3', '"v3"'), true)
+    assert.equal(ifNoneMatchHolds('"v3" "v4"', '"v3"'), true)
+    assert.equal(ifNoneMatchHolds('*, "v3"', '"v3"'), true)
   })
 
-  it('matches a list whenever the current tag is in it, weak or strong', () => {
+  it('is false for a list whenever the current tag is in it, weak or strong', () => {
     fc.assert(
       fc.property(
         fc.array(fc.nat({ max: 50 }), { maxLength: 5 }),
@@ -156,53 +160,78 @@ describe('noneMatch (If-None-Match, weak comparison)', () => {
         (others, current, weak) => {
           const tags = others.map((v) => `"v${v}"`)
           const field = [...tags, `${weak ? 'W/' : ''}"v${current}"`].join(', ')
-          assert.equal(noneMatch(field, `"v${current}"`), false)
+          assert.equal(ifNoneMatchHolds(field, `"v${current}"`), false)
           const without = others.filter((v) => v !== current).map((v) => `W/"v${v}"`)
-          if (without.length > 0) assert.equal(noneMatch(without.join(', '), `"v${current}"`), true)
+          if (without.length > 0) assert.equal(ifNoneMatchHolds(without.join(', '), `"v${current}"`), true)
         },
       ),
     )
   })
 })
 
-describe('ifMatchPrecondition (If-Match, strong comparison)', () => {
+describe('ifMatchHolds (If-Match, strong comparison, RFC 9110 §13.1.1)', () => {
+  it('is true for * when a current representation exists, false when none does', () => {
+    assert.equal(ifMatchHolds('*', '"v3"'), true)
+    assert.equal(ifMatchHolds(' * ', '"v3"'), true)
+    assert.equal(ifMatchHolds('*', undefined), false)
+  })
+
+  it('is true when a strong tag in the list equals the current tag', () => {
+    assert.equal(ifMatchHolds('"v3"', '"v3"'), true)
+    assert.equal(ifMatchHolds('"v1", "v3"', '"v3"'), true)
+  })
+
+  it('is false for a weak tag, even with the same opaque tag', () => {
+    assert.equal(ifMatchHolds('W/"v3"', '"v3"'), false)
+    assert.equal(ifMatchHolds('W/"v3", "v4"', '"v3"'), false)
+  })
+
+  it('is false for another tag and for a malformed field (never an unconditional write)', () => {
+    assert.equal(ifMatchHolds('"v2"', '"v3"'), false)
+    assert.equal(ifMatchHolds('v3', '"v3"'), false)
+    assert.equal(ifMatchHolds('"v3" "v4"', '"v3"'), false)
+    assert.equal(ifMatchHolds('*, "v3"', '"v3"'), false)
+  })
+})
+
+describe('versionSet (the versions a field names, for the store)', () => {
   it('is "any" for *', () => {
-    assert.deepEqual(ifMatchPrecondition('*'), { kind: 'any' })
-    assert.deepEqual(ifMatchPrecondition(' * '), { kind: 'any' })
+    assert.deepEqual(versionSet('*', 'strong'), { kind: 'any' })
+    assert.deepEqual(versionSet(' * ', 'weak'), { kind: 'any' })
   })
 
-  it('lists the versions of strong version tags', () => {
-    assert.deepEqual(ifMatchPrecondition('"v3"'), { kind: 'versions', versions: [3] })
-    assert.deepEqual(ifMatchPrecondition('"v3", "v12"'), { kind: 'versions', versions: [3, 12] })
+  it('lists the versions of version tags', () => {
+    assert.deepEqual(versionSet('"v3"', 'strong'), { kind: 'versions', versions: [3] })
+    assert.deepEqual(versionSet('"v3", "v12"', 'weak'), { kind: 'versions', versions: [3, 12] })
   })
 
-  it('never matches on a weak tag', () => {
-    assert.deepEqual(ifMatchPrecondition('W/"v3"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('W/"v3", "v4"'), { kind: 'versions', versions: [4] })
+  it('leaves weak tags out of a strong comparison and keeps them in a weak one', () => {
+    assert.deepEqual(versionSet('W/"v3"', 'strong'), { kind: 'versions', versions: [] })
+    assert.deepEqual(versionSet('W/"v3", "v4"', 'strong'), { kind: 'versions', versions: [4] })
+    assert.deepEqual(versionSet('W/"v3", "v4"', 'weak'), { kind: 'versions', versions: [3, 4] })
   })
 
   it('ignores tags that are not version tags of this service', () => {
-    assert.deepEqual(ifMatchPrecondition('"abc"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v0"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v03"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v-1"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v1.5"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"V3"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v99999999999999999"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition(contentEtag('x')), { kind: 'versions', versions: [] })
+    for (const field of ['"abc"', '"v0"', '"v03"', '"v-1"', '"v1.5"', '"V3"', '"v99999999999999999"']) {
+      assert.deepEqual(versionSet(field, 'weak'), { kind: 'versions', versions: [] }, field)
+    }
+    assert.deepEqual(versionSet(contentEtag('x'), 'weak'), { kind: 'versions', versions: [] })
   })
 
-  it('matches nothing when the field is malformed (→ 412, never an unconditional write)', () => {
-    assert.deepEqual(ifMatchPrecondition('v3'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('"v3" "v4"'), { kind: 'versions', versions: [] })
-    assert.deepEqual(ifMatchPrecondition('*, "v3"'), { kind: 'versions', versions: [] })
+  it('names no version when the field is malformed', () => {
+    for (const field of ['v3', '"v3" "v4"', '*, "v3"']) {
+      assert.deepEqual(versionSet(field, 'strong'), { kind: 'versions', versions: [] }, field)
+      assert.deepEqual(versionSet(field, 'weak'), { kind: 'versions', versions: [] }, field)
+    }
   })
 
   it('round-trips versionEtag for every version', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (version) => {
-        assert.deepEqual(ifMatchPrecondition(versionEtag(version)), { kind: 'versions', versions: [version] })
-        assert.deepEqual(ifMatchPrecondition(`W/${versionEtag(version)}`), { kind: 'versions', versions: [] })
+        const tag = versionEtag(version)
+        assert.deepEqual(versionSet(tag, 'strong'), { kind: 'versions', versions: [version] })
+        assert.deepEqual(versionSet(`W/${tag}`, 'strong'), { kind: 'versions', versions: [] })
+        assert.deepEqual(versionSet(`W/${tag}`, 'weak'), { kind: 'versions', versions: [version] })
       }),
     )
   })

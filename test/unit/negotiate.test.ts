@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { mediaTypes } from '../../src/contract/media-types.ts'
-import { parseContentType, preferredType } from '../../src/http/negotiate.ts'
+import { parseContentType, preferredType, responseType } from '../../src/http/negotiate.ts'
 
 const event = mediaTypes.event
 const json = mediaTypes.json
@@ -227,5 +227,77 @@ describe('preferredType and charset parameters', () => {
       'application/json',
     )
     assert.equal(preferredType('application/xml; charset=utf-8', ['application/json']), undefined)
+  })
+})
+
+describe('responseType (the Content-Type of the answer)', () => {
+  const events = mediaTypes.events
+  const eventOffers = [event, json] as const
+  const relationOffers = [json, html] as const
+
+  it('labels with the vendor type whatever acceptable Accept chose it (CONTRACT.md §1)', () => {
+    for (const accept of [undefined, '', '*/*', 'application/*', json, event, `${event};q=0.5, ${json}`]) {
+      assert.equal(responseType(accept, eventOffers), event, `Accept: ${accept}`)
+    }
+  })
+
+  it('labels with application/json when the vendor type is refused with q=0', () => {
+    for (const accept of [
+      `${event};q=0, ${json}`,
+      `${json}, ${event}; q=0`,
+      `${json}, ${event};q=0.000`,
+      `${json}, application/*;q=0`,
+      `${json}, */*;q=0`,
+      `${json}; charset=utf-8, ${event};q=0`,
+      `${json}, ${event.toUpperCase()};Q=0`,
+    ]) {
+      assert.equal(responseType(accept, eventOffers), json, `Accept: ${accept}`)
+    }
+  })
+
+  it('still labels with the vendor type when a range refuses it but a more specific one accepts it', () => {
+    assert.equal(responseType(`${json}, application/*;q=0, ${event};q=0.1`, eventOffers), event)
+    assert.equal(responseType(`${json}, */*;q=0, ${event};q=0.1`, eventOffers), event)
+  })
+
+  it('refuses (406) exactly where the choice does', () => {
+    for (const accept of [`${event};q=0`, 'application/xml', `${json};q=0, ${event};q=0`, '*/*;q=0']) {
+      assert.equal(responseType(accept, eventOffers), undefined, `Accept: ${accept}`)
+    }
+  })
+
+  it('leaves any other choice as it is', () => {
+    assert.equal(responseType('text/html', relationOffers), html)
+    assert.equal(responseType('*/*', relationOffers), json)
+    assert.equal(responseType(json, [events, json]), events)
+    assert.equal(responseType(`${events};q=0, ${json}`, [events, json]), json)
+  })
+
+  it('gives the same answer the second time (answers are remembered per list of offers)', () => {
+    const accept = `${event};q=0, ${json}`
+    assert.equal(responseType(accept, eventOffers), json)
+    assert.equal(responseType(accept, eventOffers), json)
+    assert.equal(responseType(accept, [event, json, html]), json)
+    assert.equal(responseType('application/xml', eventOffers), undefined)
+    assert.equal(responseType('application/xml', eventOffers), undefined)
+  })
+
+  it('differs from the choice only to put the vendor type for application/json, and never when q=0 refuses it', () => {
+    const type = fc.constantFrom(event, json, html, '*/*', 'application/*', 'text/plain')
+    const q = fc.option(fc.constantFrom('0', '0.0', '0.5', '1'))
+    const range = fc.tuple(type, q).map(([t, v]) => (v === null ? t : `${t};q=${v}`))
+    fc.assert(
+      fc.property(fc.array(range, { maxLength: 4 }), (ranges) => {
+        const accept = ranges.join(', ')
+        const offers = [event, json, html]
+        const chosen = preferredType(accept, offers)
+        const label = responseType(accept, offers)
+        if (label !== chosen) assert.deepEqual([chosen, label], [json, event], accept)
+        // The exact type is the most specific range: with q=0 it refuses the type (RFC 9110 §12.5.1).
+        const exact = ranges.filter((r) => r.split(';')[0] === event)
+        if (exact.length === 1 && /;q=0(\.0)?$/.test(exact[0] as string))
+          assert.notEqual(label, event, accept)
+      }),
+    )
   })
 })

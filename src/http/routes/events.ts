@@ -13,9 +13,9 @@ import { dateProblemText, parseDateTime } from '../../domain/dates.ts'
 import { DomainError, invalidField } from '../../domain/errors.ts'
 import { contentEtag, versionEtag } from '../../domain/etag.ts'
 import { resolvePage } from '../../domain/paging.ts'
-import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
+import type { Event as DomainEvent, EventChanges, Page } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
-import { notModified, writePrecondition } from '../conditional.ts'
+import { notModified, requirePreconditions, writePrecondition } from '../conditional.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { parseId } from '../ids.ts'
 import { pageLinkHeader, paths } from '../links.ts'
@@ -46,11 +46,20 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
         maxPerPage,
       )
       const { total, events } = await store.listEvents(page)
-      const etag = contentEtag(JSON.stringify([total, page, events.map((e) => [e.id, e.version])]))
+      // The ETag is per page: each page is a representation of its own.
+      const etag = pageEtag(page, total, events)
+      const unchanged = notModified(request, reply, etag, 'this page of events')
       reply.header('link', pageLinkHeader(page, total))
-      if (notModified(request, reply, etag)) return reply.code(304).send()
-      return reply.type(mediaTypes.events).send(representCollection(total, events))
+      if (unchanged) return reply.code(304).send()
+      return reply.type(request.representation ?? mediaTypes.events).send(representCollection(total, events))
     },
+  }
+
+  /** The ETag of what GET /events answers without parameters: the default page. */
+  const collectionEtag = async () => {
+    const page = resolvePage(undefined, {}, maxPerPage)
+    const { total, events } = await store.listEvents(page)
+    return pageEtag(page, total, events)
   }
 
   registerResource(app, paths.events, {
@@ -63,6 +72,11 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       async handler(request, reply) {
         const body = request.body as EventCreate
         const input = { title: body.title, date: toMillis(body.date), locationId: body.location_id }
+        // The target of POST is the collection, which always exists: If-Match: * holds and
+        // If-None-Match: * fails (RFC 9110 §13.1.1, §13.1.2). Tags are compared with the ETag of
+        // the collection's own representation, what GET /events without parameters answers: its
+        // default page. That check precedes the insert but is not part of it (unlike PUT's).
+        await requirePreconditions(request, collectionEtag, 'the collection of events')
         const key = parseIdempotencyKey(request.headers['idempotency-key'])
         // A retry with the same key gets the first response again and creates nothing.
         const event = key
@@ -87,9 +101,12 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
       async handler(request, reply) {
         const id = eventId(request)
         const event = await store.getEvent(id)
+        // RFC 9110 §13.2.1: a missing event is a 404 whatever the preconditions say.
         if (!event) throw new DomainError('not_found', `there is no event ${id}`)
-        if (notModified(request, reply, versionEtag(event.version))) return reply.code(304).send()
-        return reply.type(mediaTypes.event).send(representEvent(event))
+        if (notModified(request, reply, versionEtag(event.version), `event ${id}`)) {
+          return reply.code(304).send()
+        }
+        return reply.type(request.representation ?? mediaTypes.event).send(representEvent(event))
       },
     },
     PUT: {
@@ -132,7 +149,14 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
 }
 
 function sendEvent(reply: FastifyReply, event: DomainEvent) {
-  return reply.header('etag', versionEtag(event.version)).type(mediaTypes.event).send(representEvent(event))
+  return reply
+    .header('etag', versionEtag(event.version))
+    .type(reply.request.representation ?? mediaTypes.event)
+    .send(representEvent(event))
+}
+
+function pageEtag(page: Page, total: number, events: readonly DomainEvent[]): string {
+  return contentEtag(JSON.stringify([total, page, events.map((e) => [e.id, e.version])]))
 }
 
 const eventId = (request: FastifyRequest) => parseId((request.params as { id: string }).id, 'event')

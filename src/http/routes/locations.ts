@@ -17,9 +17,12 @@ export function locationRoutes(app: FastifyInstance, store: EventStore): void {
       async handler(request, reply) {
         const id = parseId((request.params as { id: string }).id, 'location')
         const location = await store.getLocation(id)
+        // RFC 9110 §13.2.1: a missing location is a 404 whatever the preconditions say.
         if (!location) throw new DomainError('not_found', `there is no location ${id}`)
-        if (notModified(request, reply, versionEtag(location.version))) return reply.code(304).send()
-        return reply.type(mediaTypes.location).send(representLocation(location))
+        if (notModified(request, reply, versionEtag(location.version), `location ${id}`)) {
+          return reply.code(304).send()
+        }
+        return reply.type(request.representation ?? mediaTypes.location).send(representLocation(location))
       },
     },
   })

@@ -1,20 +1,73 @@
 // SQLite through better-sqlite3: one file, WAL, synchronous=FULL (a 2xx survives a power cut).
+// Other processes share the file (the CLI beside a running server): their write lock is waited for
+// with timers, never inside better-sqlite3, whose busy handler would freeze the event loop.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import { Kysely, SqliteDialect, sql } from 'kysely'
+import { Kysely, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely'
+import { DomainError } from '../../domain/errors.ts'
 import type { DialectConnection, Executor } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
+import { isBusy, whileBusy } from './sqlite-busy.ts'
+import { RetryingSqliteDialect } from './sqlite-driver.ts'
 
-export function openSqlite(path: string): DialectConnection {
+export interface SqliteOptions {
+  /**
+   * How long a write (or, rarely, a read) waits for another connection's lock before failing with
+   * `unavailable`, in ms (default 2000). The wait never blocks the event loop.
+   */
+  readonly busyWaitMs?: number
+  /** How long a migration run waits for the write lock, in ms (default 30000). */
+  readonly migrationWaitMs?: number
+}
+
+export const sqliteDefaults = Object.freeze({ busyWaitMs: 2_000, migrationWaitMs: 30_000 })
+
+// Opening and the pragmas below run once, before anything is served: there a synchronous wait
+// for a lock (another process setting up the same new file) harms no one.
+const openWaitMs = 5_000
+
+export function openSqlite(path: string, options: SqliteOptions = {}): DialectConnection {
+  const settings = { ...sqliteDefaults, ...options }
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const database = new Sqlite(path)
+  const database = new Sqlite(path, { timeout: openWaitMs })
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = FULL')
   database.pragma('foreign_keys = ON')
-  // Another process (the CLI beside a running server) may hold the write lock for a moment.
-  database.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  // From here on a lock fails at once with SQLITE_BUSY, and whileBusy pauses with timers.
+  database.pragma('busy_timeout = 0')
+  const db = new Kysely<Database>({
+    dialect: new RetryingSqliteDialect(database, { waitMs: settings.busyWaitMs, what: 'a read' }),
+  })
+
+  /**
+   * Runs `work` holding Kysely's single connection inside BEGIN IMMEDIATE … COMMIT. The Kysely
+   * SQLite driver serialises all use of that connection, so holding it for the whole transaction
+   * is enough within a process; IMMEDIATE takes the file's write lock up front, so a second
+   * process cannot make the transaction fail half-way with SQLITE_BUSY. While another process
+   * holds the lock, BEGIN fails, the connection is released (reads go on) and whileBusy retries.
+   */
+  function inWriteTransaction<T>(work: (conn: Kysely<Database>) => Promise<T>, what: string, waitMs: number) {
+    return whileBusy(
+      () =>
+        db.connection().execute(async (conn) => {
+          // Straight to better-sqlite3, past the driver's retry, which would pause holding the
+          // connection and so stall this process's reads for as long as the lock is held.
+          database.exec('begin immediate')
+          try {
+            const result = await work(conn)
+            database.exec('commit')
+            return result
+          } catch (error) {
+            // SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR…); a
+            // second ROLLBACK would fail and hide the error that matters.
+            if (database.inTransaction) database.exec('rollback')
+            throw error
+          }
+        }),
+      { waitMs, what },
+    )
+  }
 
   return {
     db,
@@ -24,22 +77,64 @@ export function openSqlite(path: string): DialectConnection {
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
     },
-    // The Kysely SQLite driver serialises all use of its single connection, so holding it for the
-    // whole transaction is enough within a process; IMMEDIATE takes the file lock up front so a
-    // second process cannot make this transaction fail half-way with SQLITE_BUSY.
     write: (work) =>
-      db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn)
-        try {
-          const result = await work(conn as Executor)
-          await sql`commit`.execute(conn)
-          return result
-        } catch (error) {
-          if (database.inTransaction) await sql`rollback`.execute(conn)
-          throw error
-        }
-      }),
-    translate: (error) => error,
+      inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),
+    migrate: (provider) =>
+      migrate(db, provider, (run) => inWriteTransaction(run, 'migrations', settings.migrationWaitMs)),
+    translate,
     close: () => db.destroy(),
   }
+}
+
+/**
+ * Kysely's SqliteAdapter neither wraps a migration run in a transaction nor locks it. Here the
+ * whole run (every pending migration and its kysely_migration row) is one IMMEDIATE transaction:
+ * it holds the write lock, so two processes migrating one file take turns, and the second finds
+ * nothing left to do; and a run that fails rolls back whole, leaving the schema as it was before
+ * the run, with nothing recorded. SQLite's DDL is transactional, whatever the adapter says.
+ */
+async function migrate(
+  db: Kysely<Database>,
+  provider: MigrationProvider,
+  exclusively: (run: (conn: Kysely<Database>) => Promise<MigrationResultSet>) => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  // The usual case, a schema already up to date, needs only reads: no write lock, so a server
+  // still starts while an import holds the lock. (The migrator's own checks still run.)
+  const unlocked = new Migrator({ db, provider })
+  if ((await unlocked.getMigrations()).every((m) => m.executedAt !== undefined)) {
+    return unlocked.migrateToLatest()
+  }
+  return exclusively(async (conn) => {
+    // `conn` is bound to the connection that holds the transaction; the migrator's own
+    // conn.connection() calls reuse it.
+    const result = await new Migrator({ db: conn, provider }).migrateToLatest()
+    if (result.error === undefined) return result
+    // Thrown so that the transaction rolls back, then given back the way Kysely gives it.
+    throw new RolledBack(result)
+  }).catch((error: unknown) => {
+    if (!(error instanceof RolledBack)) throw error
+    const { error: cause, results = [] } = error.result
+    // Migrations reported done were undone with the rest.
+    return {
+      error: cause,
+      results: results.map((r) => (r.status === 'Success' ? { ...r, status: 'NotExecuted' as const } : r)),
+    }
+  })
+}
+
+class RolledBack extends Error {
+  constructor(readonly result: MigrationResultSet) {
+    super('migration run rolled back')
+  }
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof DomainError || !isBusy(error)) return error
+  // A lock met where no retry applies (inside a transaction): still the client's "try again".
+  const unavailable = new DomainError(
+    'unavailable',
+    'the database is locked by another process; try again shortly',
+  )
+  unavailable.cause = error
+  return unavailable
 }
