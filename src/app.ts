@@ -85,8 +85,16 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
   registerPipeline(app, authenticator(new CredentialVerifier(store, { ttlMs: config.authCacheTtlMs })))
 
+  // A response finished during a drain closes its connection, so a keep-alive client does not hold
+  // the exit up until its idle timeout (Fastify does this only for requests that arrive later).
+  let draining = false
+  app.addHook('preClose', async () => {
+    draining = true
+  })
+
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    if (draining) reply.header('connection', 'close')
     // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
     // type, but Fastify appends one to every JSON-like type.
     const type = reply.getHeader('content-type')

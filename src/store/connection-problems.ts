@@ -20,7 +20,7 @@ export function explainConnectionFailure(error: unknown, databaseUrl: string): C
 
 function explainSqlite(error: unknown, path: string): ConnectionProblem | undefined {
   const code = codeOf(error)
-  if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EROFS' || code === 'ENOTDIR') {
+  if (code === 'SQLITE_CANTOPEN' || ['EACCES', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code ?? '')) {
     return {
       reason: `the SQLite file ${path} cannot be opened or created`,
       hint: 'check that its directory exists or can be created, and that this user may write there',

@@ -21,35 +21,93 @@ function captureOutput(child: { stdout: Readable; stderr: Readable }): { stdout:
 export interface ServerProcess {
   readonly child: ChildProcess
   readonly baseUrl: string
+  /** The pid of the server itself (under `npm start`, the child is npm and this is its child). */
+  readonly serverPid: number
   /** Everything printed so far on standard output. */
   output(): string
+  /** Everything printed so far on standard error. */
+  errors(): string
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Starts `src/main.ts` on a free port and waits until it says where it listens. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** How the server is started: its TypeScript through tsx (fast to iterate), or as a user does. */
+const launchers = {
+  source: [process.execPath, '--import', 'tsx', 'src/main.ts'],
+  /** Exactly what a user types; runs the compiled build (`npm test` builds it first). */
+  'npm start': ['npm', 'start', '--silent'],
+} as const
+
+export interface SpawnedServer {
+  readonly child: ChildProcess
+  output(): string
+  errors(): string
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Starts the server process on a free port, without waiting for anything. */
+export function spawnServer(
+  env: Record<string, string>,
+  how: keyof typeof launchers = 'source',
+): SpawnedServer {
+  const [command, ...args] = launchers[how]
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const output = captureOutput(child)
   const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }))
-  const baseUrl = await new Promise<string>((resolve, reject) => {
+  return { child, output: () => output.stdout, errors: () => output.stderr, exited }
+}
+
+/** Waits until a spawned server says where it listens. */
+export async function listening(spawned: SpawnedServer): Promise<ServerProcess> {
+  const m = await new Promise<RegExpExecArray>((resolve, reject) => {
     const look = () => {
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout)
-      if (m?.[1]) {
-        child.stdout.off('data', look)
-        resolve(m[1])
+      const found = /"pid":(\d+)[^\n]*Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(spawned.output())
+      if (found) {
+        spawned.child.stdout?.off('data', look)
+        resolve(found)
       }
     }
-    child.stdout.on('data', look)
-    void exited.then(({ code }) =>
-      reject(new Error(`server exited (${code}) before listening:\n${output.stdout}${output.stderr}`)),
+    spawned.child.stdout?.on('data', look)
+    look()
+    void spawned.exited.then(({ code }) =>
+      reject(new Error(`server exited (${code}) before listening:\n${spawned.output()}${spawned.errors()}`)),
     )
   })
-  return { child, baseUrl, output: () => output.stdout, exited }
+  return { ...spawned, baseUrl: m[2] as string, serverPid: Number(m[1]) }
+}
+
+/** Starts the server on a free port and waits until it says where it listens. */
+export function startServerProcess(
+  env: Record<string, string>,
+  how: keyof typeof launchers = 'source',
+): Promise<ServerProcess> {
+  return listening(spawnServer(env, how))
+}
+
+/** Runs the server until it exits by itself (a start-up that fails), with everything it printed. */
+export async function runServerToExit(env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output = captureOutput(child)
+  const [code] = await once(child, 'exit')
+  return { code: code as number | null, ...output }
+}
+
+/** True while a process with that pid exists. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 export interface CliResult {
