@@ -1,6 +1,7 @@
 // Every setting the service has, its default and what it means. Read once (from the environment
 // or the command line), validated as a whole, frozen and passed down: nothing below main.ts and
 // the CLI reads process.env.
+import proxyAddr from '@fastify/proxy-addr'
 import { passwordProblem } from './domain/password-policy.ts'
 
 export interface Config {
@@ -184,9 +185,13 @@ function trustProxy(text: string | undefined, fallback: TrustProxy, problems: st
   if (['false', 'no', 'off', '0'].includes(lower)) return false
   if (/^[1-9]\d{0,2}$/.test(lower)) return Number(lower)
   const entries = text.split(',').map((entry) => entry.trim())
-  // An IPv4 or IPv6 address, optionally with a /prefix; proxy-addr checks them in full at start-up.
-  const address = /^(?:[\d.]+|[\da-f:.]+)(?:\/\d{1,3})?$/i
-  if (entries.every((entry) => address.test(entry) && entry !== '')) return Object.freeze(entries)
+  try {
+    // The library that will match the peers decides what is a valid address or range.
+    if (entries.every((entry) => entry !== '')) {
+      proxyAddr.compile(entries)
+      return Object.freeze(entries)
+    }
+  } catch {}
   problems.push(
     `TRUST_PROXY=${text}: expected true, false, a hop count or a comma-separated list of addresses/CIDR ranges`,
   )

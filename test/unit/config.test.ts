@@ -203,7 +203,7 @@ describe('parseConfig', () => {
       '192.168.0.0/16',
       'fd00::/8',
     ])
-    for (const text of ['maybe', 'proxy.example', '127.0.0.1,,10.0.0.1', '-1']) {
+    for (const text of ['maybe', 'proxy.example', '127.0.0.1,,10.0.0.1', '-1', '999.1.1.1', '10.0.0.0/33']) {
       const problems = problemsOf(() => parseConfig({ trustProxy: text }))
       assert.equal(problems.length, 1, text)
       assert.ok(problems[0]?.startsWith(`TRUST_PROXY=${text}:`), problems[0])
