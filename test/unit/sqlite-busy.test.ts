@@ -93,7 +93,7 @@ describe('whileBusy', () => {
       assert.doesNotMatch(error.message, /sqlite/i, 'the client-facing message names no driver')
       const cause = error.cause as Error
       assert.match(cause.message, /gave up on a write transaction after 300 ms and \d+ attempts/)
-      assert.match(cause.message, /SQLITE_BUSY: database is locked/)
+      assert.match(cause.message, /another connection holds the lock \(SQLITE_BUSY\)/)
       assert.equal(cause.cause, busy, 'the driver error stays reachable for the log')
       return true
     })

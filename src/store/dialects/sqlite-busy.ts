@@ -69,12 +69,12 @@ function gaveUp(error: unknown, wait: BusyWait, waited: number, attempts: number
     'unavailable',
     'the database is locked by another process, such as an import; try again shortly',
   )
-  const said =
-    error instanceof Error ? `${(error as { code?: string }).code}: ${error.message}` : String(error)
-  // For the log line of whoever answers the client (http/problems.ts logs the cause).
+  const code = (error as { code?: unknown }).code
+  // For the log line of whoever answers the client (http/problems.ts logs the cause; pino appends
+  // the driver's own message, "database is locked", from the cause after it).
   unavailable.cause = new Error(
     `SQLite: gave up on ${wait.what} after ${Math.round(waited)} ms and ${attempts} attempts ` +
-      `(limit ${wait.waitMs} ms): another connection holds the lock (${said})`,
+      `(limit ${wait.waitMs} ms): another connection holds the lock (${String(code)})`,
     { cause: error },
   )
   return unavailable
