@@ -1,6 +1,7 @@
 // Conditional requests (CONTRACT.md §3; RFC 9110 §13): ETags on events, locations and collection
 // pages, 304 for If-None-Match, 412 for a stale If-Match, and exactly one winner among writers
-// racing with the same If-Match.
+// racing with the same If-Match. Every combination of the two fields on every method is in
+// preconditions.test.ts; these are the stories.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
@@ -222,6 +223,111 @@ for (const target of storeTargets) {
         assert.deepEqual(statuses, [200, ...Array(9).fill(412)], `statuses: ${statuses.join(', ')}`)
         const winner = results.find((r) => r.status === 200)?.json() as Json
         assert.deepEqual((await ctx.readEvent(event.id)).event, winner)
+      })
+    })
+
+    describe('If-None-Match on writes and If-Match on reads (RFC 9110 §13.2.2)', () => {
+      it('PUT with If-None-Match: * answers 412 on an existing event and writes nothing', async () => {
+        const event = await fixture()
+        const res = await write('PUT', event.id, undefined, { title: 'Lost', date: '2027-01-01T00:00:00Z' })
+        assert.equal(res.status, 200, 'without the field the same PUT succeeds')
+        const { event: current, etag } = await ctx.readEvent(event.id)
+        const refused = await ctx.http('PUT', `/events/${event.id}`, {
+          headers: { ...jsonHeaders(ctx.service.editorAuth), 'if-none-match': '*' },
+          body: { title: 'Never', date: '2027-01-01T00:00:00Z' },
+        })
+        assertProblem(refused, 412)
+        const after = await ctx.readEvent(event.id)
+        assert.deepEqual(after.event, current)
+        assert.equal(after.etag, etag)
+      })
+
+      it('PUT, PATCH and DELETE with If-None-Match naming the current ETag answer 412 and change nothing', async () => {
+        const event = await fixture()
+        const { etag } = await ctx.readEvent(event.id)
+        for (const [method, body, contentType] of [
+          ['PUT', { title: 'Never', date: '2027-01-01T00:00:00Z' }, types.json],
+          ['PATCH', { title: 'Never' }, types.mergePatch],
+          ['DELETE', undefined, undefined],
+        ] as const) {
+          const res = await ctx.http(method, `/events/${event.id}`, {
+            headers: {
+              authorization: ctx.service.editorAuth,
+              'if-none-match': `W/${etag}`,
+              ...(contentType && { 'content-type': contentType }),
+            },
+            ...(body && { body }),
+          })
+          assertProblem(res, 412)
+        }
+        assert.deepEqual((await ctx.readEvent(event.id)).event, event)
+      })
+
+      it('PATCH with If-None-Match naming a stale ETag succeeds', async () => {
+        const event = await fixture()
+        const { etag: stale } = await ctx.readEvent(event.id)
+        assert.equal((await write('PATCH', event.id, undefined, { title: 'Second' })).status, 200)
+        const res = await ctx.http('PATCH', `/events/${event.id}`, {
+          headers: {
+            ...jsonHeaders(ctx.service.editorAuth, types.mergePatch),
+            'if-none-match': stale as string,
+          },
+          body: { title: 'Third' },
+        })
+        assert.equal(res.status, 200, res.text)
+        assert.equal((await ctx.readEvent(event.id)).event.title, 'Third')
+      })
+
+      it('GET of an event, a location and a page answer 412 to an If-Match that does not match', async () => {
+        const event = await fixture()
+        for (const path of [`/events/${event.id}`, `/locations/${ctx.locationId}`, '/events?per_page=3']) {
+          const res = await ctx.http('GET', path, { headers: { 'if-match': '"not-the-current-tag"' } })
+          assertProblem(res, 412)
+          assert.equal(res.header('etag'), undefined, 'a 412 describes no representation')
+          const etag = (await ctx.http('GET', path)).header('etag') as string
+          const matched = await ctx.http('GET', path, { headers: { 'if-match': etag } })
+          assert.equal(matched.status, 200, `${path}: the current tag matches`)
+        }
+      })
+
+      it('a GET whose If-Match fails answers 412 even when If-None-Match would answer 304 (If-Match first)', async () => {
+        const event = await fixture()
+        const { etag } = await ctx.readEvent(event.id)
+        const res = await ctx.http('GET', `/events/${event.id}`, {
+          headers: { 'if-match': `W/${etag}`, 'if-none-match': etag as string },
+        })
+        assertProblem(res, 412)
+      })
+
+      it('ignores the preconditions of a request for a missing event: 404 (RFC 9110 §13.2.1)', async () => {
+        const event = await fixture()
+        const { etag } = await ctx.readEvent(event.id)
+        assert.equal((await write('DELETE', event.id, etag)).status, 204)
+        for (const field of ['*', etag as string]) {
+          assertProblem(
+            await write('PUT', event.id, field, { title: 'X', date: '2027-01-01T00:00:00Z' }),
+            404,
+          )
+          assertProblem(
+            await ctx.http('GET', `/events/${event.id}`, { headers: { 'if-none-match': field } }),
+            404,
+          )
+        }
+      })
+
+      it('POST /events answers 412 to If-None-Match: * (the collection exists) and creates nothing', async () => {
+        const before = await ctx.totalEvents()
+        const res = await ctx.http('POST', '/events', {
+          headers: { ...jsonHeaders(ctx.service.editorAuth), 'if-none-match': '*' },
+          body: ctx.newEventBody(),
+        })
+        assertProblem(res, 412)
+        assert.equal(await ctx.totalEvents(), before)
+        const star = await ctx.http('POST', '/events', {
+          headers: { ...jsonHeaders(ctx.service.editorAuth), 'if-match': '*' },
+          body: ctx.newEventBody(),
+        })
+        assert.equal(star.status, 201, star.text)
       })
     })
   })

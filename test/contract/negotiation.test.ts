@@ -100,6 +100,61 @@ for (const target of storeTargets) {
         }
       })
 
+      it('labels the answer application/json when the vendor type is refused with q=0 (RFC 9110 §12.5.1)', async () => {
+        for (const { path, type } of resources) {
+          const vendor = await ctx.http('GET', path)
+          for (const accept of [
+            `${type};q=0, application/json`,
+            `application/json, ${type}; q=0.0`,
+            'application/json, application/*;q=0',
+            'application/json, */*;q=0',
+          ]) {
+            for (const method of ['GET', 'HEAD']) {
+              const res = await ctx.http(method, path, { headers: { accept } })
+              assert.equal(res.status, 200, `${method} ${path} Accept: ${accept} → ${res.status} ${res.text}`)
+              assert.equal(res.header('content-type'), types.json, `${method} ${path} Accept: ${accept}`)
+              if (method === 'GET') assert.equal(res.text, vendor.text, 'the same body under either label')
+            }
+          }
+        }
+      })
+
+      it('keeps the vendor label when a more specific range accepts what a wildcard refuses', async () => {
+        for (const { path, type } of resources) {
+          const accept = `application/json, application/*;q=0, ${type};q=0.1`
+          const res = await ctx.http('GET', path, { headers: { accept } })
+          assert.equal(res.status, 200, res.text)
+          assert.equal(res.header('content-type'), type, `GET ${path} Accept: ${accept}`)
+        }
+      })
+
+      it('labels the answers of POST, PUT and PATCH the same way', async () => {
+        const refused = `${types.event};q=0, application/json`
+        for (const [accept, label] of [
+          [refused, types.json],
+          ['application/json', types.event],
+          [undefined, types.event],
+        ] as const) {
+          const headers = { ...jsonHeaders(ctx.service.editorAuth), ...(accept !== undefined && { accept }) }
+          const post = await ctx.http('POST', '/events', { headers, body: ctx.newEventBody() })
+          assert.equal(post.status, 201, post.text)
+          assert.equal(post.header('content-type'), label, `POST Accept: ${accept}`)
+          const id = post.json().id
+          const put = await ctx.http('PUT', `/events/${id}`, {
+            headers,
+            body: { title: 'Replaced', date: '2027-01-01T00:00:00Z' },
+          })
+          assert.equal(put.status, 200, put.text)
+          assert.equal(put.header('content-type'), label, `PUT Accept: ${accept}`)
+          const patch = await ctx.http('PATCH', `/events/${id}`, {
+            headers: { ...headers, 'content-type': types.mergePatch },
+            body: { title: 'Patched' },
+          })
+          assert.equal(patch.status, 200, patch.text)
+          assert.equal(patch.header('content-type'), label, `PATCH Accept: ${accept}`)
+        }
+      })
+
       it('answers 406 to HEAD as to GET, without a body', async () => {
         const res = await ctx.http('HEAD', `/events/${event.id}`, { headers: { accept: 'application/xml' } })
         assert.equal(res.status, 406)
