@@ -33,8 +33,8 @@ export function responseType(accept: string | undefined, offers: readonly string
   const key = accept ?? ''
   if (known.has(key)) return known.get(key)
   const type = negotiate(acceptField(accept), offers)
-  // Clients send few distinct Accept fields; remembering the answers spares the parsing (measured
-  // at 2% of a request). Bounded in entries and in the length of the fields kept.
+  // Clients send few distinct Accept fields, and negotiator parses the field anew on every call
+  // (5–9 µs here, against ~0.1 µs for a remembered answer). Bounded in entries and field length.
   if (key.length <= maxRememberedField) {
     if (known.size >= maxRemembered) known.clear()
     known.set(key, type)
