@@ -27,6 +27,12 @@ export interface ImportLocation extends NewLocation {
   readonly events: readonly { readonly title: string; readonly date: number }[]
 }
 
+export interface BackupReport {
+  /** Size of the copy in database pages, and in bytes. */
+  readonly pages: number
+  readonly bytes: number
+}
+
 export interface PoolStats {
   readonly total: number
   readonly idle: number
@@ -61,6 +67,8 @@ export interface EventStore {
   createLocation(location: NewLocation): Promise<Location>
 
   findUser(name: string): Promise<User | undefined>
+  /** Every user, ordered by name (by code point, the same on every store). */
+  listUsers(): Promise<User[]>
   /** Creates the user, or replaces the role and password of an existing one. */
   putUser(name: string, role: Role, passwordHash: string): Promise<User>
   /** Returns false when there was no such user. */
@@ -78,6 +86,12 @@ export interface EventStore {
    * caller that initialised it (and so should seed it).
    */
   initialiseOnce(fill: () => readonly ImportLocation[]): Promise<boolean>
+
+  /**
+   * Where the store can (an SQLite file): copies the database to the new file `destination` while
+   * it keeps serving, as one consistent snapshot; fails if `destination` exists.
+   */
+  readonly backup?: (destination: string) => Promise<BackupReport>
 
   /** Connection pool figures for /metrics, where the store has a pool. */
   poolStats?(): PoolStats | undefined

@@ -11,6 +11,7 @@ import {
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
 import type {
+  BackupReport,
   EventStore,
   IdempotencyKey,
   ImportLocation,
@@ -58,6 +59,8 @@ export interface DialectConnection {
   translate(error: unknown): unknown
   /** Connection pool figures, where the dialect has a pool. */
   poolStats?(): PoolStats
+  /** Copies the database to a new file while it serves, where the dialect can (see EventStore). */
+  backup?(destination: string): Promise<BackupReport>
   close(): Promise<void>
 }
 
@@ -184,6 +187,20 @@ export class KyselyStore implements EventStore {
       const row = await this.#db.selectFrom('users').selectAll().where('name', '=', name).executeTakeFirst()
       return row && toUser(row)
     })
+  }
+
+  async listUsers() {
+    return this.#guard(async () => {
+      const rows = await this.#db.selectFrom('users').selectAll().execute()
+      // Sorted here, by code point: SQL's ORDER BY follows each database's collation, and the
+      // same users must list in the same order on every store.
+      return rows.map(toUser).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    })
+  }
+
+  /** Present only where the dialect can copy its database while it serves (an SQLite file). */
+  get backup(): ((destination: string) => Promise<BackupReport>) | undefined {
+    return this.dialect.backup?.bind(this.dialect)
   }
 
   async putUser(name: string, role: Role, passwordHash: string) {

@@ -1,0 +1,231 @@
+// The commands of `ers`: what each takes, what it does, and the usage text made from the same table.
+import { hashPassword } from '../auth/passwords.ts'
+import { type Config, environmentNames } from '../config.ts'
+import { passwordProblem } from '../domain/password-policy.ts'
+import { type Role, roles } from '../domain/types.ts'
+import { serve } from '../server.ts'
+import type { KyselyStore } from '../store/kysely-store.ts'
+import { openStore, storeOptions } from '../store/open-store.ts'
+import { backup } from './backup.ts'
+import { CliError } from './errors.ts'
+import { readImportFile } from './import-file.ts'
+
+/** Options of particular commands (every setting is also a flag of every command). */
+export const commandOptions = {
+  role: { type: 'string' },
+  password: { type: 'string' },
+  name: { type: 'string' },
+  address: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+export type CommandOption = keyof typeof commandOptions
+
+export interface Invocation {
+  /** The operands, in the order the command's synopsis names them. */
+  readonly operands: readonly string[]
+  readonly options: Readonly<Partial<Record<CommandOption, string | boolean>>>
+  readonly config: Config
+}
+
+export interface Command {
+  /** One or two words: `migrate`, `users add`. */
+  readonly name: string
+  /** Names of the operands after the command words (`NAME`, `FILE`); each is required. */
+  readonly operands: readonly string[]
+  readonly options: readonly CommandOption[]
+  /** The rest of the synopsis line after the operands, and what the command does. */
+  readonly synopsis: string
+  readonly help: string
+  run(invocation: Invocation): Promise<void>
+}
+
+export const commands: readonly Command[] = [
+  {
+    name: 'serve',
+    operands: [],
+    options: [],
+    synopsis: '',
+    help: 'run the HTTP service until SIGTERM',
+    run: ({ config }) => serve(config),
+  },
+  {
+    name: 'migrate',
+    operands: [],
+    options: [],
+    synopsis: '',
+    help: 'bring the database schema up to date',
+    run: ({ config }) =>
+      withStore(config, async (store) => {
+        const applied = await store.migrate()
+        out(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date')
+      }),
+  },
+  {
+    name: 'users add',
+    operands: ['NAME'],
+    options: ['role', 'password'],
+    synopsis: '[--role editor|reader] [--password P]',
+    help:
+      'add a user, or change their role and password\n' +
+      '(role: editor unless given; without --password the\n' +
+      'password is read from standard input)',
+    run: async ({ operands: [name = ''], options, config }) => {
+      const role = (options.role ?? 'editor') as Role
+      if (!roles.includes(role)) throw new CliError(`--role must be one of ${roles.join(', ')}`)
+      if (!/^[^:\s][^:]{0,99}$/.test(name) || /\s$/.test(name)) {
+        throw new CliError('NAME must be 1–100 characters, without ":" or surrounding spaces')
+      }
+      const password =
+        typeof options.password === 'string' ? options.password : (await readStdin()).replace(/\r?\n$/, '')
+      const weak = passwordProblem(password)
+      if (weak) throw new CliError(weak)
+      const hash = await hashPassword(password)
+      await withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        const user = await store.putUser(name, role, hash)
+        out(`user "${user.name}" saved with role ${user.role}`)
+      })
+    },
+  },
+  {
+    name: 'users remove',
+    operands: ['NAME'],
+    options: [],
+    synopsis: '',
+    help: 'remove a user',
+    run: ({ operands: [name = ''], config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        if (!(await store.removeUser(name))) throw new CliError(`there is no user "${name}"`)
+        out(`user "${name}" removed`)
+      }),
+  },
+  {
+    name: 'users list',
+    operands: [],
+    options: ['json'],
+    synopsis: '[--json]',
+    help: 'list every user and their role\n(--json: an array of {"name", "role"})',
+    run: ({ options, config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        // Only what an operator needs: the password hash never leaves the store this way.
+        const users = (await store.listUsers()).map(({ name, role }) => ({ name, role }))
+        if (options.json) return out(JSON.stringify(users))
+        const width = Math.max(0, ...users.map((u) => [...u.name].length))
+        for (const { name, role } of users) out(`${name}${' '.repeat(width - [...name].length)}  ${role}`)
+      }),
+  },
+  {
+    name: 'locations add',
+    operands: [],
+    options: ['name', 'address'],
+    synopsis: '--name N --address A',
+    help: 'add a location and print its id',
+    run: async ({ options, config }) => {
+      const name = typeof options.name === 'string' ? options.name.trim() : ''
+      const address = typeof options.address === 'string' ? options.address.trim() : ''
+      if (!name || !address) throw new CliError('locations add needs --name N and --address A')
+      await withStore(config, async (store) => {
+        await prepare(store, { addsData: true })
+        out(String((await store.createLocation({ name, address })).id))
+      })
+    },
+  },
+  {
+    name: 'import',
+    operands: ['FILE'],
+    options: [],
+    synopsis: '',
+    help:
+      'load locations and their events from a JSON file,\n' +
+      'all in one transaction (format: docs/import.schema.json,\n' +
+      'sample: examples/events.json)',
+    run: async ({ operands: [file = ''], config }) => {
+      const { locations, events } = await readImportFile(file)
+      await withStore(config, async (store) => {
+        await prepare(store, { addsData: true })
+        const result = await store.importLocations(locations, progressLine(events))
+        if (process.stderr.isTTY) process.stderr.write('\n')
+        out(`imported ${result.locations} locations and ${result.events} events`)
+      })
+    },
+  },
+  {
+    name: 'backup',
+    operands: ['FILE'],
+    options: [],
+    synopsis: '',
+    help: 'copy the SQLite database to the new file FILE,\nwhile the service keeps running',
+    run: ({ operands: [file = ''], config }) => withStore(config, (store) => backup(store, file)),
+  },
+]
+
+/** The usage text, from the table above and the settings. */
+export function usage(): string {
+  const lines = commands.flatMap((c) => {
+    const synopsis = [c.name, ...c.operands, c.synopsis].filter(Boolean).join(' ')
+    const [first = '', ...rest] = c.help.split('\n')
+    const head =
+      synopsis.length < 38
+        ? [`  ${synopsis.padEnd(38)}${first}`]
+        : [`  ${synopsis}`, `${' '.repeat(40)}${first}`]
+    return [...head, ...rest.map((line) => `${' '.repeat(40)}${line}`)]
+  })
+  const settings = Object.entries(environmentNames).map(([key, env]) => `  --${kebab(key)}`.padEnd(30) + env)
+  return `Usage: ers <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Settings (flag, or environment variable):
+${settings.join('\n')}
+
+Exit status: 0 done; 1 failed (the database could not be reached, say);
+2 the command line or the input is wrong.
+`
+}
+
+export function kebab(key: string) {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+}
+
+/**
+ * Brings the schema up to date. Commands that add data also mark a new database as initialised,
+ * so a server started on it later does not mix sample events into real ones.
+ */
+async function prepare(store: KyselyStore, { addsData }: { addsData: boolean }) {
+  await store.migrate()
+  if (addsData) await store.initialiseOnce(() => [])
+}
+
+async function withStore(config: Config, work: (store: KyselyStore) => Promise<void>): Promise<void> {
+  const store = openStore(config.databaseUrl, storeOptions(config))
+  try {
+    await work(store)
+  } finally {
+    await store.close()
+  }
+}
+
+const out = (line: string) => {
+  process.stdout.write(`${line}\n`)
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('password: ')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function progressLine(total: number) {
+  let shown = 0
+  return (done: number) => {
+    if (done - shown < 50_000 && done !== total) return
+    shown = done
+    const line = `imported ${done} of ${total} events (${Math.floor((done / Math.max(total, 1)) * 100)}%)`
+    // On a terminal the line rewrites itself; in a log each report is a line of its own.
+    process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}\n`)
+  }
+}
