@@ -3,12 +3,9 @@ import { hashPassword } from '../auth/passwords.ts'
 import { type Config, environmentNames } from '../config.ts'
 import { passwordProblem } from '../domain/password-policy.ts'
 import { type Role, roles } from '../domain/types.ts'
-import { serve } from '../server.ts'
 import type { KyselyStore } from '../store/kysely-store.ts'
-import { openStore, storeOptions } from '../store/open-store.ts'
 import { backup } from './backup.ts'
 import { CliError } from './errors.ts'
-import { readImportFile } from './import-file.ts'
 
 /** Options of particular commands (every setting is also a flag of every command). */
 export const commandOptions = {
@@ -46,7 +43,9 @@ export const commands: readonly Command[] = [
     options: [],
     synopsis: '',
     help: 'run the HTTP service until SIGTERM',
-    run: ({ config }) => serve(config),
+    // Loaded only when used (here, the import schema and the store below): `ers --help` or a
+    // usage error answers without loading the HTTP stack, the database drivers or TypeBox.
+    run: async ({ config }) => (await import('../server.ts')).serve(config),
   },
   {
     name: 'migrate',
@@ -142,6 +141,7 @@ export const commands: readonly Command[] = [
       'all in one transaction (format: docs/import.schema.json,\n' +
       'sample: examples/events.json)',
     run: async ({ operands: [file = ''], config }) => {
+      const { readImportFile } = await import('./import-file.ts')
       const { locations, events } = await readImportFile(file)
       await withStore(config, async (store) => {
         await prepare(store, { addsData: true })
@@ -200,6 +200,7 @@ async function prepare(store: KyselyStore, { addsData }: { addsData: boolean }) 
 }
 
 async function withStore(config: Config, work: (store: KyselyStore) => Promise<void>): Promise<void> {
+  const { openStore, storeOptions } = await import('../store/open-store.ts')
   const store = openStore(config.databaseUrl, storeOptions(config))
   try {
     await work(store)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
@@ -19,8 +20,11 @@ for (const target of storeTargets) {
       drops.push(made.drop)
       env = { DATABASE_URL: made.databaseUrl }
     })
+    let notADatabase: string
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'ers-cli-'))
+      notADatabase = join(dir, 'notes.txt')
+      writeFileSync(notADatabase, 'shopping list, not a database\n')
     })
     after(async () => {
       rmSync(dir, { recursive: true, force: true })
@@ -142,14 +146,146 @@ for (const target of storeTargets) {
       assert.equal(afterBad.total, afterGood.total)
     })
 
-    it('explains its usage and fails on an unknown command', async () => {
+    it('prints its usage on --help and exits 0', async () => {
       const help = await runCli(['--help'], env)
       assert.equal(help.code, 0)
-      assert.match(help.stdout, /users add NAME/)
-      const unknown = await runCli(['frobnicate'], env)
-      assert.equal(unknown.code, 2)
-      assert.match(unknown.stderr, /unknown command/)
+      for (const command of ['users add NAME', 'users list', 'backup FILE', 'import FILE']) {
+        assert.ok(help.stdout.includes(command), command)
+      }
     })
+
+    it('answers a command line it cannot run with one line, the usage and exit 2, never a stack trace', async () => {
+      const cases: [string[], RegExp][] = [
+        [['frobnicate'], /^ers: unknown command "frobnicate"\n/],
+        [['users'], /^ers: missing what to do: ers users add\|remove\|list\n/],
+        [['users', 'frob'], /^ers: unknown command "users frob"\n/],
+        [['migrate', '--frob'], /^ers: unknown option '--frob'\n/],
+        [['users', 'add', 'erin', '--role'], /^ers: option '--role <value>' argument missing\n/],
+        [['users', 'add'], /^ers: missing NAME: ers users add NAME\n/],
+        [['import'], /^ers: missing FILE: ers import FILE\n/],
+        [['users', 'remove', 'a', 'b'], /^ers: unexpected argument "b": ers users remove NAME\n/],
+        [['users', 'list', '--name', 'x'], /^ers: --name is not an option of ers users list\n/],
+        [['migrate', '--json=yes'], /^ers: option '--json' does not take an argument\n/],
+        [[], /^ers: no command given\n/],
+      ]
+      for (const [args, message] of cases) {
+        const result = await runCli(args, env)
+        const shown = `ers ${args.join(' ')}:\n${result.stderr}`
+        assert.equal(result.code, 2, shown)
+        assert.match(result.stderr, message, shown)
+        assert.match(result.stderr, /\n\nUsage: ers <command> \[options\]\n/, shown)
+        assert.doesNotMatch(result.stderr, /^\s+at /m, shown)
+        assert.equal(result.stdout, '', shown)
+      }
+    })
+
+    it('fails with one plain line and exit 1 when the database cannot be opened or reached', async () => {
+      // Something wrong with the database itself, for each store: no stack trace, a hint instead.
+      const broken: [string, RegExp][] =
+        target.name === 'sqlite'
+          ? [
+              [`sqlite:${notADatabase}`, /is not a usable SQLite database/],
+              [`sqlite:${notADatabase}/under-a-file.db`, /cannot be opened or created/],
+            ]
+          : [
+              [
+                `${new URL('/', env.DATABASE_URL)}ers_no_such_database`,
+                /database "ers_no_such_database" does not exist/,
+              ],
+              [
+                `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`,
+                /nothing accepts connections at 127\.0\.0\.1:/,
+              ],
+            ]
+      for (const [url, reason] of broken) {
+        const result = await runCli(['users', 'list'], { DATABASE_URL: url })
+        assert.equal(result.code, 1, result.stderr)
+        assert.match(result.stderr, reason)
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+        assert.doesNotMatch(result.stderr, /^\s+at /m)
+      }
+      // Whoever chases a bug can still see where it came from.
+      const [[url]] = broken as [[string, RegExp]]
+      const debug = await runCli(['users', 'list'], { DATABASE_URL: url, LOG_LEVEL: 'debug' })
+      assert.equal(debug.code, 1)
+      assert.match(debug.stderr, /^\s+at /m)
+    })
+
+    it('fails with one line and exit 1 when the file to import does not exist, writing nothing', async () => {
+      const result = await runCli(['import', join(dir, 'missing.json')], env)
+      assert.equal(result.code, 1)
+      assert.equal(result.stderr, `ers: cannot read ${join(dir, 'missing.json')}: there is no such file\n`)
+      assert.equal((await inStore((store) => store.listEvents({ page: 1, perPage: 1 }))).total, 0)
+    })
+
+    it('imports the sample file examples/events.json, non-ASCII text included', async () => {
+      const result = await runCli(['import', 'examples/events.json'], env)
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(result.stdout, 'imported 4 locations and 15 events\n')
+      const { total, events } = await inStore((store) => store.listEvents({ page: 1, perPage: 100 }))
+      assert.equal(total, 15)
+      const piano = events.find((e) => e.title === '春のピアノリサイタル')
+      // 14:00 in Tokyo (+09:00) is 05:00 UTC.
+      assert.equal(piano?.date, Date.UTC(2027, 2, 20, 5))
+      const location = await inStore((store) => store.getLocation(piano?.locationId ?? 0))
+      assert.deepEqual([location?.name, location?.address], ['市民ホール 小ホール', '東京都渋谷区神南1-1-1'])
+    })
+
+    it('lists users by name with their roles and never their hashes, as text or as JSON', async () => {
+      await inStore(async (store) => {
+        await store.putUser('zoe', 'editor', '$argon2id$not-a-real-hash')
+        await store.putUser('ádám', 'reader', '$argon2id$not-a-real-hash')
+        await store.putUser('bob', 'reader', '$argon2id$not-a-real-hash')
+      })
+      const text = await runCli(['users', 'list'], env)
+      assert.equal(text.code, 0, text.stderr)
+      // By code point, the same on every store: "á" sorts after the ASCII letters.
+      assert.equal(text.stdout, 'bob   reader\nzoe   editor\nádám  reader\n')
+      const json = await runCli(['users', 'list', '--json'], env)
+      assert.equal(json.code, 0, json.stderr)
+      assert.deepEqual(JSON.parse(json.stdout), [
+        { name: 'bob', role: 'reader' },
+        { name: 'zoe', role: 'editor' },
+        { name: 'ádám', role: 'reader' },
+      ])
+      assert.doesNotMatch(text.stdout + json.stdout, /argon2/)
+    })
+
+    it('lists no users as an empty JSON array', async () => {
+      const json = await runCli(['users', 'list', '--json'], env)
+      assert.equal(json.code, 0, json.stderr)
+      assert.equal(json.stdout, '[]\n')
+    })
+
+    if (target.name === 'sqlite') {
+      it('backs up the database to a new file that holds the same data, and never overwrites a file', async () => {
+        assert.equal((await runCli(['import', 'examples/events.json'], env)).code, 0)
+        const file = join(dir, `backup-${Date.now()}.db`)
+        const result = await runCli(['backup', file], env)
+        assert.equal(result.code, 0, result.stderr)
+        assert.match(result.stdout, /^backed up \d+ pages \([\d.]+ MiB\) to .+ in \d+ ms\n$/)
+        const copy = openStore(`sqlite:${file}`)
+        try {
+          assert.equal((await copy.listEvents({ page: 1, perPage: 1 })).total, 15)
+        } finally {
+          await copy.close()
+        }
+        const again = await runCli(['backup', file], env)
+        assert.equal(again.code, 2)
+        assert.equal(again.stderr, `ers: ${file} already exists; name a new file\n`)
+        const nowhere = await runCli(['backup', join(dir, 'no-such-dir', 'copy.db')], env)
+        assert.equal(nowhere.code, 2)
+        assert.match(nowhere.stderr, /does not exist/)
+      })
+    } else {
+      it('explains that PostgreSQL is backed up with pg_dump, and exits 2 without writing a file', async () => {
+        const file = join(dir, 'never-written.db')
+        const result = await runCli(['backup', file], env)
+        assert.equal(result.code, 2)
+        assert.match(result.stderr, /pg_dump -Fc/)
+        assert.equal(existsSync(file), false)
+      })
+    }
 
     it('reports every bad setting at once', async () => {
       const result = await runCli(['migrate'], { ...env, PORT: 'eighty', LOG_LEVEL: 'loud' })
@@ -158,4 +294,13 @@ for (const target of storeTargets) {
       assert.match(result.stderr, /LOG_LEVEL=loud/)
     })
   })
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on: taken from the system, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
