@@ -9,7 +9,7 @@ import { prepareDatabase } from './prepare.ts'
 import { startupProblem } from './startup-problems.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
-import { waitForDatabase } from './wait-for-database.ts'
+import { untilDatabaseAnswers } from './wait-for-database.ts'
 
 /** Exit status when the drain deadline passed and open requests were cut off. */
 export const exitDrainCutShort = 1
@@ -19,30 +19,47 @@ const duplicateSignalWindowMs = 500
 const sweepEveryMs = 10 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
-  let store: KyselyStore | undefined
-  let app: FastifyInstance | undefined
+  let running: Running
   try {
-    store = openStore(config.databaseUrl, storeOptions(config))
-    app = buildApp({ config, store })
-    await waitForDatabase(store, config, app.log)
-    await announce(await prepareDatabase(store, config), app)
+    const store = openStore(config.databaseUrl, storeOptions(config))
+    running = { store, app: buildApp({ config, store }) }
+  } catch (error) {
+    return failedToStart(error, config)
+  }
+  const { app, store } = running
+  // Before anything slow, so that a signal during start-up (a long wait for the database, or
+  // the moment the port opens) stops the service cleanly rather than killing it.
+  const stopSweeping = () => clearInterval(sweeper)
+  let sweeper: NodeJS.Timeout | undefined
+  handleSignals(running, config.shutdownTimeoutMs, stopSweeping)
+  try {
+    // Migrations are one transaction, and seeding and the first user happen once: safe to repeat.
+    const report = await untilDatabaseAnswers(
+      async () => {
+        await store.ping()
+        return prepareDatabase(store, config)
+      },
+      config,
+      app.log,
+    )
+    await announce(report, app)
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
-    // One plain line a person can act on, not a JSON line holding a stack trace; the details go
-    // to the structured log at debug level.
-    const problem = startupProblem(error, config)
-    app?.log.debug({ err: error }, 'start-up failed')
-    process.stderr.write(
-      `ers: could not start: ${problem.reason}\n${problem.hint ? `hint: ${problem.hint}\n` : ''}`,
-    )
-    await app?.close().catch(() => {})
-    await store?.close().catch(() => {})
-    process.exitCode = 1
-    return
+    app.log.debug({ err: error }, 'start-up failed')
+    await app.close().catch(() => {})
+    await store.close().catch(() => {})
+    return failedToStart(error, config)
   }
-  const running = { app, store }
-  const sweeper = sweepIdempotencyKeys(running)
-  handleSignals(running, config.shutdownTimeoutMs, () => clearInterval(sweeper))
+  sweeper = sweepIdempotencyKeys(running)
+}
+
+/** One plain line a person can act on, not a JSON line holding a stack trace. */
+function failedToStart(error: unknown, config: Config): void {
+  const problem = startupProblem(error, config)
+  process.stderr.write(
+    `ers: could not start: ${problem.reason}\n${problem.hint ? `hint: ${problem.hint}\n` : ''}`,
+  )
+  process.exitCode = 1
 }
 
 async function announce(report: Awaited<ReturnType<typeof prepareDatabase>>, app: FastifyInstance) {

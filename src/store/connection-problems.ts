@@ -14,7 +14,17 @@ export interface ConnectionProblem {
 /** Explains a failure of the first contact with the database; undefined when it is something else. */
 export function explainConnectionFailure(error: unknown, databaseUrl: string): ConnectionProblem | undefined {
   const cause = error instanceof DomainError && error.cause !== undefined ? error.cause : error
-  if (databaseUrl.startsWith('sqlite:')) return explainSqlite(cause, databaseUrl.slice('sqlite:'.length))
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length)
+    // The write lock held by another process (an `ers import`) past SQLITE_BUSY_WAIT_MS.
+    if (error instanceof DomainError && error.code === 'unavailable') {
+      return {
+        reason: `the SQLite file ${path} is locked by another process, such as an import`,
+        retryable: true,
+      }
+    }
+    return explainSqlite(cause, path)
+  }
   return explainPostgres(cause, databaseUrl)
 }
 

@@ -6,6 +6,7 @@ import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import Sqlite from 'better-sqlite3'
 import { Agent, request } from 'undici'
 import {
   isRunning,
@@ -165,6 +166,27 @@ describe('start-up problems', () => {
     assert.doesNotMatch(same.errors(), /ADMIN_PASSWORD/, 'silent when it matches')
     same.child.kill('SIGTERM')
     await same.exited
+  })
+
+  it('waits while an import holds the SQLite write lock, then starts', async () => {
+    const env = sqliteEnv({ SQLITE_BUSY_WAIT_MS: '100', DB_STARTUP_TIMEOUT_MS: '60000' })
+    const first = await startServerProcess(env)
+    first.child.kill('SIGTERM')
+    await first.exited
+    // What `ers import` does for its whole run: hold the write lock of the file.
+    const importer = new Sqlite(env.DATABASE_URL.slice('sqlite:'.length))
+    importer.exec('begin immediate')
+    try {
+      const spawned = spawnServer(env)
+      await poll(() => /locked by another process.*database not reachable yet/.test(spawned.output()))
+      importer.exec('rollback')
+      const server = await listening(spawned)
+      server.child.kill('SIGTERM')
+      assert.equal((await server.exited).code, 0)
+    } finally {
+      if (importer.inTransaction) importer.exec('rollback')
+      importer.close()
+    }
   })
 
   it('fails with a plain line and a hint when the SQLite file cannot be created', async () => {
