@@ -145,7 +145,7 @@ export class KyselyStore implements EventStore {
       )
         .returningAll()
         .executeTakeFirst()
-      if (!row) throw await whyNotWritten(trx, id)
+      if (!row) throw await whyNotWritten(trx, 'events', id, precondition)
       return toEvent(row)
     })
   }
@@ -155,7 +155,7 @@ export class KyselyStore implements EventStore {
       const row = await withPrecondition(trx.deleteFrom('events').where('id', '=', id), precondition)
         .returning('id')
         .executeTakeFirst()
-      if (!row) throw await whyNotWritten(trx, id)
+      if (!row) throw await whyNotWritten(trx, 'events', id, precondition)
     })
   }
 
