@@ -125,6 +125,10 @@ export const commands: readonly Command[] = [
       const name = typeof options.name === 'string' ? options.name.trim() : ''
       const address = typeof options.address === 'string' ? options.address.trim() : ''
       if (!name || !address) throw new CliError('locations add needs --name N and --address A')
+      // The rules of the import format, so that both ways of adding a location agree.
+      const { locationProblems } = await import('./import-file.ts')
+      const problems = locationProblems({ name, address })
+      if (problems.length > 0) throw new CliError(problems.join('; '))
       await withStore(config, async (store) => {
         await prepare(store, { addsData: true })
         out(String((await store.createLocation({ name, address })).id))

@@ -84,6 +84,12 @@ export function checkImport(
 
 const nulDetail = 'contains the character U+0000, which cannot be stored'
 
+/** What is wrong with a location's name and address by the import format's rules, as `--field detail`. */
+export function locationProblems(location: { name: string; address: string }): string[] {
+  const checked = checkImport({ locations: [{ ...location, events: [] }] })
+  return 'problems' in checked ? checked.problems.map((p) => p.replace(/^\/locations\/0\//, '--')) : []
+}
+
 let compiled: Validator | undefined
 
 /** The import format's validator, compiled once (TypeBox generates a checking function). */

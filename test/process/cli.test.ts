@@ -100,6 +100,20 @@ for (const target of storeTargets) {
       assert.deepEqual([location?.name, location?.address], ['Dock 5', '5 Harbour Road'])
     })
 
+    it('refuses a location whose name or address breaks the rules of the import format', async () => {
+      const result = await runCli(
+        ['locations', 'add', '--name', 'x'.repeat(201), '--address', 'a'.repeat(301)],
+        env,
+      )
+      assert.equal(result.code, 2)
+      assert.equal(
+        result.stderr,
+        'ers: --address: must be a string of 1–300 characters, not only whitespace; ' +
+          '--name: must be a string of 1–200 characters, not only whitespace\n',
+      )
+      assert.equal(await inStore((store) => store.getLocation(1)), undefined)
+    })
+
     it('imports a file in one transaction and reports every bad entry without writing any', async () => {
       const good = join(dir, 'good.json')
       writeFileSync(
