@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { Compile } from 'typebox/compile'
 import { checkImport } from '../../src/cli/import-file.ts'
-import { importSchemaCommand, importSchemaDocument, importSchemaPath } from '../../src/contract/import-file.ts'
+import {
+  importSchemaCommand,
+  importSchemaDocument,
+  importSchemaPath,
+} from '../../src/contract/import-file.ts'
 
 const root = new URL('../../', import.meta.url)
 const readJson = (path: string) => JSON.parse(readFileSync(new URL(path, root), 'utf8'))
@@ -108,7 +112,10 @@ describe('checkImport', () => {
     const checked = checkImport({ locations: [{ name: 'Hall', address: '1 Road', events }] })
     assert.ok('problems' in checked)
     assert.equal(checked.problems.length, 21)
-    assert.equal(checked.problems[0], '/locations/0/events/0/date: must be an RFC 3339 date-time such as 2026-12-04T19:30:00Z')
+    assert.equal(
+      checked.problems[0],
+      '/locations/0/events/0/date: must be an RFC 3339 date-time such as 2026-12-04T19:30:00Z',
+    )
     assert.equal(checked.problems[20], '… (further problems not shown)')
   })
 })
