@@ -46,6 +46,20 @@ export interface Config {
    * count, or a list of addresses and CIDR ranges.
    */
   readonly trustProxy: TrustProxy
+  /** Path of a PEM certificate chain; with `tlsKey`, the service serves HTTPS itself. */
+  readonly tlsCert: string | undefined
+  /** Path of the PEM private key of `tlsCert`. */
+  readonly tlsKey: string | undefined
+  /** Origins allowed by CORS (`https://app.example`); empty: CORS is off. */
+  readonly corsOrigins: readonly string[]
+  /** Failed authentication attempts allowed per minute, per client address and per user name. */
+  readonly authFailuresPerMinute: number
+  /** 32 random bytes (base64 or hex) under which API key secrets are encrypted at rest. */
+  readonly keyEncryptionKey: string | undefined
+  /** Argon2id memory cost of new password hashes, in KiB (older, weaker hashes are upgraded at login). */
+  readonly passwordHashMemoryKib: number
+  /** Argon2id time cost (iterations) of new password hashes. */
+  readonly passwordHashTimeCost: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -70,6 +84,13 @@ export const defaults: Config = Object.freeze({
   sqliteBusyWaitMs: 2_000,
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
+  tlsCert: undefined,
+  tlsKey: undefined,
+  corsOrigins: Object.freeze([]),
+  authFailuresPerMinute: 10,
+  keyEncryptionKey: undefined,
+  passwordHashMemoryKib: 19_456,
+  passwordHashTimeCost: 2,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -93,6 +114,13 @@ export const environmentNames: Record<keyof Config, string> = {
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
   trustProxy: 'TRUST_PROXY',
+  tlsCert: 'TLS_CERT',
+  tlsKey: 'TLS_KEY',
+  corsOrigins: 'CORS_ORIGINS',
+  authFailuresPerMinute: 'AUTH_FAILURES_PER_MINUTE',
+  keyEncryptionKey: 'KEY_ENCRYPTION_KEY',
+  passwordHashMemoryKib: 'PASSWORD_HASH_MEMORY_KIB',
+  passwordHashTimeCost: 'PASSWORD_HASH_TIME_COST',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -173,6 +201,22 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
     shutdownTimeoutMs: integer('shutdownTimeoutMs', 0, 3_600_000),
     trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
+    tlsCert: raw.tlsCert ?? base.tlsCert,
+    tlsKey: raw.tlsKey ?? base.tlsKey,
+    corsOrigins: origins(raw.corsOrigins, base.corsOrigins, problems),
+    authFailuresPerMinute: integer('authFailuresPerMinute', 1, 1_000_000),
+    keyEncryptionKey: raw.keyEncryptionKey ?? base.keyEncryptionKey,
+    // OWASP's floor for Argon2id is m=19 MiB with t=2; nothing weaker is accepted.
+    passwordHashMemoryKib: integer('passwordHashMemoryKib', 19_456, 4_194_304),
+    passwordHashTimeCost: integer('passwordHashTimeCost', 2, 100),
+  }
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    problems.push('TLS_CERT and TLS_KEY: set both (HTTPS) or neither (plain HTTP)')
+  }
+  if (config.keyEncryptionKey !== undefined && keyBytes(config.keyEncryptionKey) === undefined) {
+    problems.push(
+      'KEY_ENCRYPTION_KEY: expected 32 bytes written as base64 (44 characters) or hex (64 characters)',
+    )
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze(config)
@@ -201,4 +245,30 @@ function trustProxy(text: string | undefined, fallback: TrustProxy, problems: st
 /** A database URL fit for a log line or an error message: the password is replaced by `***`. */
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@')
+}
+
+function origins(
+  text: string | undefined,
+  fallback: readonly string[],
+  problems: string[],
+): readonly string[] {
+  if (text === undefined) return fallback
+  const list = text.split(',').map((entry) => entry.trim())
+  // RFC 6454 serialised origins: scheme, host and optional port, nothing else.
+  const bad = list.filter((entry) => !/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i.test(entry))
+  if (bad.length > 0) {
+    problems.push(`CORS_ORIGINS=${text}: expected comma-separated origins such as https://app.example:8443`)
+    return fallback
+  }
+  return Object.freeze(list)
+}
+
+/** The 32 bytes of a key written as base64, base64url or hex; undefined when it is not one. */
+export function keyBytes(text: string): Buffer | undefined {
+  const bytes = /^[0-9a-f]{64}$/i.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : undefined
+  return bytes?.length === 32 ? bytes : undefined
 }

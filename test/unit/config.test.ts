@@ -7,6 +7,7 @@ import {
   configFromEnvironment,
   defaults,
   environmentNames,
+  keyBytes,
   parseConfig,
 } from '../../src/config.ts'
 
@@ -43,6 +44,13 @@ describe('defaults', () => {
       sqliteBusyWaitMs: 2_000,
       shutdownTimeoutMs: 10_000,
       trustProxy: false,
+      tlsCert: undefined,
+      tlsKey: undefined,
+      corsOrigins: [],
+      authFailuresPerMinute: 10,
+      keyEncryptionKey: undefined,
+      passwordHashMemoryKib: 19_456,
+      passwordHashTimeCost: 2,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -84,6 +92,13 @@ describe('parseConfig', () => {
       sqliteBusyWaitMs: '250',
       shutdownTimeoutMs: '4000',
       trustProxy: '127.0.0.1, 10.0.0.0/8, ::1',
+      tlsCert: '/etc/ers/cert.pem',
+      tlsKey: '/etc/ers/key.pem',
+      corsOrigins: 'https://app.example, http://localhost:5173',
+      authFailuresPerMinute: '5',
+      keyEncryptionKey: 'a'.repeat(64),
+      passwordHashMemoryKib: '65536',
+      passwordHashTimeCost: '3',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -105,6 +120,13 @@ describe('parseConfig', () => {
       sqliteBusyWaitMs: 250,
       shutdownTimeoutMs: 4000,
       trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1'],
+      tlsCert: '/etc/ers/cert.pem',
+      tlsKey: '/etc/ers/key.pem',
+      corsOrigins: ['https://app.example', 'http://localhost:5173'],
+      authFailuresPerMinute: 5,
+      keyEncryptionKey: 'a'.repeat(64),
+      passwordHashMemoryKib: 65536,
+      passwordHashTimeCost: 3,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })
@@ -208,6 +230,41 @@ describe('parseConfig', () => {
       assert.equal(problems.length, 1, text)
       assert.ok(problems[0]?.startsWith(`TRUST_PROXY=${text}:`), problems[0])
     }
+  })
+
+  it('wants TLS_CERT and TLS_KEY together', () => {
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ tlsCert: '/c.pem' })),
+      ['TLS_CERT and TLS_KEY: set both (HTTPS) or neither (plain HTTP)'],
+    )
+    assert.equal(problemsOf(() => parseConfig({ tlsKey: '/k.pem' })).length, 1)
+  })
+
+  it('reads CORS_ORIGINS as a list of origins and refuses anything else', () => {
+    assert.deepEqual(parseConfig({ corsOrigins: 'https://a.example' }).corsOrigins, ['https://a.example'])
+    for (const text of ['*', 'https://a.example/', 'a.example', 'https://a.example,ftp://b.example']) {
+      assert.equal(problemsOf(() => parseConfig({ corsOrigins: text })).length, 1, text)
+    }
+  })
+
+  it('takes KEY_ENCRYPTION_KEY only as 32 bytes in base64 or hex', () => {
+    const key = Buffer.alloc(32, 7)
+    assert.equal(
+      parseConfig({ keyEncryptionKey: key.toString('base64') }).keyEncryptionKey,
+      key.toString('base64'),
+    )
+    assert.deepEqual(keyBytes(key.toString('hex')), key)
+    assert.deepEqual(keyBytes(key.toString('base64url')), key)
+    for (const text of ['short', 'a'.repeat(63), Buffer.alloc(16).toString('base64')]) {
+      const problems = problemsOf(() => parseConfig({ keyEncryptionKey: text }))
+      assert.equal(problems.length, 1)
+      assert.doesNotMatch(problems[0] ?? '', new RegExp(text), 'the key itself is not echoed')
+    }
+  })
+
+  it('never takes password hash costs below the OWASP floor', () => {
+    assert.equal(problemsOf(() => parseConfig({ passwordHashMemoryKib: '19455' })).length, 1)
+    assert.equal(problemsOf(() => parseConfig({ passwordHashTimeCost: '1' })).length, 1)
   })
 
   it('refuses an unknown log level', () => {
