@@ -1,10 +1,12 @@
 // Runs the service until SIGTERM/SIGINT: open the store, wait for the database, prepare it, listen.
 // On a signal: stop accepting, let in-flight requests finish within SHUTDOWN_TIMEOUT_MS, close the
 // database, exit 0 — or 1 when the deadline cut the drain short; a second signal exits at once.
+import type { Server as TlsServer } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
+import { reloadTls } from './http/tls.ts'
 import { prepareDatabase } from './prepare.ts'
 import { startupProblem } from './startup-problems.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
@@ -32,6 +34,11 @@ export async function serve(config: Config): Promise<void> {
   const stopSweeping = () => clearInterval(sweeper)
   let sweeper: NodeJS.Timeout | undefined
   handleSignals(running, config.shutdownTimeoutMs, stopSweeping)
+  // With HTTPS, SIGHUP serves a renewed certificate to new connections; without, it keeps its default.
+  if (config.tlsCert !== undefined && config.tlsKey !== undefined) {
+    const files = { cert: config.tlsCert, key: config.tlsKey }
+    process.on('SIGHUP', () => reloadTls(app.server as unknown as TlsServer, files, app.log))
+  }
   try {
     // Migrations are one transaction, and seeding and the first user happen once: safe to repeat.
     const report = await untilDatabaseAnswers(

@@ -1,9 +1,16 @@
 // Start-up failures as one plain line and a hint, for the person at the terminal or reading the
 // journal; the structured log keeps the details.
 import type { Config } from './config.ts'
+import { TlsFileError } from './http/tls.ts'
 import { explainConnectionFailure } from './store/connection-problems.ts'
 
 export function startupProblem(error: unknown, config: Pick<Config, 'databaseUrl' | 'port' | 'host'>) {
+  if (error instanceof TlsFileError) {
+    return {
+      reason: error.message,
+      hint: 'TLS_CERT and TLS_KEY must be readable PEM files: the certificate chain and its unencrypted private key',
+    }
+  }
   const database = explainConnectionFailure(error, config.databaseUrl)
   if (database) return database
   const code = (error as { code?: unknown } | undefined)?.code

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { mediaTypes } from '../contract/media-types.ts'
 import { problem } from './problems.ts'
+import { strictTransportSecurity } from './tls.ts'
 
 const statusOfCode: Record<string, number> = {
   HPE_HEADER_OVERFLOW: 431,
@@ -28,6 +29,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         `Content-Type: ${mediaTypes.problem}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${randomUUID()}\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
+        // RFC 6797 §7.2: HSTS only over a secure transport.
+        ('encrypted' in socket && socket.encrypted
+          ? `Strict-Transport-Security: ${strictTransportSecurity}\r\n`
+          : '') +
         'Vary: Accept\r\nConnection: close\r\n\r\n' +
         body,
     )

@@ -29,6 +29,8 @@ declare module 'fastify' {
     operation?: Operation
     method?: Method
     validationStatus?: 400 | 422
+    /** On a resource's OPTIONS route: its Allow field. */
+    allow?: string
   }
   interface FastifyRequest {
     /** The authenticated user of a write, set by the authentication hook. */
@@ -78,6 +80,8 @@ export function registerResource(app: FastifyInstance, url: string, resource: Re
   app.route({
     method: 'OPTIONS',
     url,
+    // A CORS preflight answers with the same methods (http/cors.ts).
+    config: { allow },
     handler: async (_request, reply) =>
       reply
         .code(204)
