@@ -4,11 +4,12 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
+import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
 import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
-import { authenticator } from './http/authenticate.ts'
+import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
@@ -83,7 +84,14 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
   registerForwarded(app, trust)
   registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
-  registerPipeline(app, authenticator(new CredentialVerifier(store, { ttlMs: config.authCacheTtlMs })))
+  const verifier = new CredentialVerifier(store, {
+    ttlMs: config.authCacheTtlMs,
+    cost: config,
+    attempts: new MemoryAttemptCounter(config.authFailuresPerMinute),
+    onRehashError: (err) => app.log.warn({ err }, 'an upgraded password hash could not be stored'),
+  })
+  // Schemes in the order they are tried (http/authenticate.ts).
+  registerPipeline(app, authenticator([basicScheme(verifier)]))
 
   // A response finished during a drain closes its connection, so a keep-alive client does not hold
   // the exit up until its idle timeout (Fastify does this only for requests that arrive later).

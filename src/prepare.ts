@@ -18,7 +18,7 @@ export interface PrepareReport {
 
 export async function prepareDatabase(
   store: KyselyStore,
-  config: Pick<Config, 'seed' | 'adminPassword'>,
+  config: Pick<Config, 'seed' | 'adminPassword' | 'passwordHashMemoryKib' | 'passwordHashTimeCost'>,
 ): Promise<PrepareReport> {
   const migrations = await store.migrate()
   const seeded = await store.initialiseOnce(() => (config.seed ? sampleLocations() : []))
@@ -32,7 +32,7 @@ export async function prepareDatabase(
     !(await verifyPassword(existing.passwordHash, config.adminPassword))
   if (!existing) {
     const password = config.adminPassword ?? randomBytes(18).toString('base64url')
-    createdAdmin = await store.createFirstUser('admin', 'editor', await hashPassword(password))
+    createdAdmin = await store.createFirstUser('admin', 'editor', await hashPassword(password, config))
     if (createdAdmin && config.adminPassword === undefined) generatedAdminPassword = password
   }
   return {

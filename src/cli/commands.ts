@@ -78,7 +78,7 @@ export const commands: readonly Command[] = [
         typeof options.password === 'string' ? options.password : (await readStdin()).replace(/\r?\n$/, '')
       const weak = passwordProblem(password)
       if (weak) throw new CliError(weak)
-      const hash = await hashPassword(password)
+      const hash = await hashPassword(password, config)
       await withStore(config, async (store) => {
         await prepare(store, { addsData: false })
         const user = await store.putUser(name, role, hash)

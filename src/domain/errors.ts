@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'precondition_failed'
   | 'invalid_fields'
   | 'idempotency_key_reused'
+  | 'rate_limited'
   | 'unavailable'
   | 'overloaded'
 

@@ -1,23 +1,22 @@
 // What happens to every request of a declared operation before its handler runs, in order:
-// authenticate (401/403), negotiate the response type (406; the handler labels its response with
+// authenticate (credentials that are sent are checked on reads too: 401/429; writes need an
+// editor: 401/403; http/authenticate.ts), negotiate the response type (406; the handler labels its response with
 // `request.representation`), check the body's media type (415), then, after parsing, insist on a
 // body where one is required (400).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
-import type { User } from '../domain/types.ts'
+import type { Authenticate } from './authenticate.ts'
 import { hasContent } from './body.ts'
 import { parseContentType, responseType } from './negotiate.ts'
 import { acceptFieldOf } from './resource.ts'
 
-export function registerPipeline(
-  app: FastifyInstance,
-  authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<User>,
-): void {
+export function registerPipeline(app: FastifyInstance, authenticate: Authenticate): void {
   app.addHook('onRequest', async (request, reply) => {
     const { operation, method } = request.routeOptions.config
     if (!operation || !method) return
 
-    if (operation.write) request.principal = await authenticate(request, reply)
+    const principal = await authenticate(request, reply, operation.write === true)
+    if (principal) request.principal = principal
 
     if (operation.produces) {
       const chosen = responseType(request.headers.accept, operation.produces)

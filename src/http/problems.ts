@@ -19,6 +19,7 @@ const statusOf: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   invalid_fields: 422,
   idempotency_key_reused: 422,
+  rate_limited: 429,
   unavailable: 503,
   overloaded: 503,
 }

@@ -71,6 +71,8 @@ export interface EventStore {
   listUsers(): Promise<User[]>
   /** Creates the user, or replaces the role and password of an existing one. */
   putUser(name: string, role: Role, passwordHash: string): Promise<User>
+  /** Replaces the user's password hash only while it is still `expected`; returns whether it did. */
+  replacePasswordHash(name: string, expected: string, replacement: string): Promise<boolean>
   /** Returns false when there was no such user. */
   removeUser(name: string): Promise<boolean>
   /** Creates `name` only when no user exists at all; returns whether it did (safe to race). */

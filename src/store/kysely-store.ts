@@ -215,6 +215,18 @@ export class KyselyStore implements EventStore {
     })
   }
 
+  async replacePasswordHash(name: string, expected: string, replacement: string) {
+    return this.#write(async (trx) => {
+      const result = await trx
+        .updateTable('users')
+        .set({ password_hash: replacement })
+        .where('name', '=', name)
+        .where('password_hash', '=', expected)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
+    })
+  }
+
   async removeUser(name: string) {
     return this.#write(async (trx) => {
       const result = await trx.deleteFrom('users').where('name', '=', name).executeTakeFirst()

@@ -1,18 +1,28 @@
 // Authentication and authorisation (seed §5; CONTRACT.md §4): reads are open, writes need HTTP Basic
-// credentials of an editor; 401 carries the exact challenge, 403 refuses readers, nothing is
-// changed by a refused write, and no response ever sets a cookie.
+// credentials of an editor; credentials that are sent are checked on reads too; 401 carries the
+// exact challenge and says the same whether or not the user exists, 403 refuses readers, nothing
+// is changed by a refused write, and no response ever sets a cookie. Then: failed attempts are
+// limited per address and per name (429), and weaker stored hashes are upgraded at login.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { costOf } from '../../src/auth/passwords.ts'
 import { assertProblem, contractService, type Json, jsonHeaders, types } from '../support/contract.ts'
-import { basic, editor, reader } from '../support/service.ts'
+import { basic, editor, type Response, reader } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const challenge = 'Basic realm="events", charset="UTF-8"'
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 
+/** Status, headers and body, without the two fields that differ on every response. */
+function comparable(res: Response) {
+  const { 'x-request-id': _id, date: _date, ...headers } = res.headers
+  return { status: res.status, headers, text: res.text }
+}
+
 for (const target of storeTargets) {
   describe(`[${target.name}] authentication and authorisation`, () => {
-    const ctx = contractService(target)
+    // Many failures come from one address here; the limit has its own block below.
+    const ctx = contractService(target, { settings: { authFailuresPerMinute: '1000' } })
 
     /** The four writes, each against its own fresh event, with the body each takes. */
     async function writes() {
@@ -164,6 +174,74 @@ for (const target of storeTargets) {
       }
     })
 
+    it('checks credentials sent with a read: wrong ones are 401 with the challenge on GET, HEAD and QUERY', async () => {
+      const event = await ctx.createEvent()
+      const wrong = [basic(editor.user, 'not-the-password'), basic('nobody', editor.password), 'Bearer abc']
+      for (const path of [
+        '/events',
+        `/events/${event.id}`,
+        `/locations/${ctx.locationId}`,
+        '/health/live',
+        '/metrics',
+      ]) {
+        for (const method of ['GET', 'HEAD', ...(path === '/events' ? ['QUERY'] : [])]) {
+          for (const authorization of wrong) {
+            const res = await ctx.http(method, path, { headers: { authorization } })
+            assert.equal(res.status, 401, `${method} ${path} with ${authorization}: ${res.text}`)
+            assert.equal(res.header('www-authenticate'), challenge)
+          }
+        }
+      }
+    })
+
+    it('takes valid credentials of a reader or an editor on a read (no 403 on reads)', async () => {
+      const event = await ctx.createEvent()
+      for (const authorization of [ctx.service.readerAuth, ctx.service.editorAuth]) {
+        for (const [method, path] of [
+          ['GET', '/events'],
+          ['HEAD', `/events/${event.id}`],
+          ['QUERY', '/events'],
+          ['GET', '/health/ready'],
+          ['GET', '/metrics'],
+        ] as const) {
+          // QUERY carries its parameters as a body (none here).
+          const res =
+            method === 'QUERY'
+              ? await ctx.http(method, path, { headers: jsonHeaders(authorization), body: {} })
+              : await ctx.http(method, path, { headers: { authorization } })
+          assert.equal(res.status, 200, `${method} ${path}: ${res.text}`)
+          assert.equal(res.header('www-authenticate'), undefined)
+        }
+      }
+    })
+
+    it('never looks at credentials on OPTIONS (a CORS preflight carries none)', async () => {
+      const res = await ctx.http('OPTIONS', '/events', {
+        headers: { authorization: basic(editor.user, 'not-the-password') },
+      })
+      assert.equal(res.status, 204)
+      assert.equal(res.header('www-authenticate'), undefined)
+    })
+
+    it('answers an unknown user exactly as a wrong password, byte for byte, on reads and writes', async () => {
+      for (const [method, path, body] of [
+        ['GET', '/events', undefined],
+        ['POST', '/events', ctx.newEventBody()],
+        ['DELETE', `/events/${(await ctx.createEvent()).id}`, undefined],
+      ] as const) {
+        const answers = []
+        for (const authorization of [
+          basic(editor.user, 'not-the-password'),
+          basic('nobody', 'not-the-password'),
+        ]) {
+          const headers = body === undefined ? { authorization } : jsonHeaders(authorization)
+          answers.push(comparable(await ctx.http(method, path, { headers, ...(body && { body }) })))
+        }
+        assert.equal(answers[0]?.status, 401)
+        assert.deepEqual(answers[1], answers[0], `${method} ${path}`)
+      }
+    })
+
     it('is stateless: no response sets a cookie, and credentials are needed on every write', async () => {
       const ok = await ctx.http('POST', '/events', {
         headers: jsonHeaders(ctx.service.editorAuth),
@@ -177,6 +255,115 @@ for (const target of storeTargets) {
       const anonymous = await ctx.http('DELETE', `/events/${ok.json().id}`)
       assert.equal(anonymous.status, 401, 'a successful login before does not open a session')
       for (const res of [ok, forbidden, anonymous]) assert.equal(res.headers['set-cookie'], undefined)
+    })
+  })
+}
+
+for (const target of storeTargets) {
+  describe(`[${target.name}] failed authentication attempts`, () => {
+    // Addresses come from X-Forwarded-For (a trusted proxy), so one test client can be many clients.
+    const ctx = contractService(target, {
+      settings: { authFailuresPerMinute: '3', trustProxy: 'true' },
+      location: false,
+    })
+    const from = (address: string, authorization?: string) => ({
+      headers: { 'x-forwarded-for': address, ...(authorization !== undefined && { authorization }) },
+    })
+
+    function assertLimited(res: Response) {
+      assertProblem(res, 429)
+      const seconds = Number(res.header('retry-after'))
+      assert.ok(
+        Number.isInteger(seconds) && seconds >= 1 && seconds <= 60,
+        `Retry-After: ${res.header('retry-after')}`,
+      )
+      assert.equal(res.header('ratelimit'), `"auth-failures";r=0;t=${seconds}`)
+      assert.equal(res.header('www-authenticate'), undefined)
+    }
+
+    it('answers 429 with Retry-After to an address past the limit, whatever it sends, and serves others', async () => {
+      for (const name of ['a1', 'a2', 'a3']) {
+        assertProblem(await ctx.http('GET', '/health/live', from('198.51.100.1', basic(name, 'guess'))), 401)
+      }
+      assertLimited(await ctx.http('GET', '/health/live', from('198.51.100.1', basic('a4', 'guess'))))
+      assertLimited(await ctx.http('GET', '/health/live', from('198.51.100.1', ctx.service.readerAuth)))
+      // Without credentials a read asks nothing to be checked.
+      assert.equal((await ctx.http('GET', '/health/live', from('198.51.100.1'))).status, 200)
+      assert.equal(
+        (await ctx.http('GET', '/health/live', from('198.51.100.2', ctx.service.readerAuth))).status,
+        200,
+      )
+    })
+
+    it('answers 429 to a name past the limit from any address, correct password included', async () => {
+      for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+        assertProblem(await ctx.http('GET', '/health/live', from(address, basic(reader.user, 'guess'))), 401)
+      }
+      assertLimited(await ctx.http('GET', '/health/live', from('203.0.113.4', ctx.service.readerAuth)))
+      assert.equal(
+        (await ctx.http('GET', '/health/live', from('203.0.113.4', ctx.service.editorAuth))).status,
+        200,
+      )
+    })
+
+    it('limits an unknown name exactly as a known one: the same answers, byte for byte', async () => {
+      const answers = []
+      for (const name of ['editor', 'ghost']) {
+        // A fresh address per request: only the name's counter fills.
+        const sent = (i: number) => from(`192.0.2.${name.length * 10 + i}`, basic(name, 'guess'))
+        const failures = [1, 2, 3].map((i) => ctx.http('GET', '/health/live', sent(i)))
+        for (const res of await Promise.all(failures)) assertProblem(res, 401)
+        const limited = await ctx.http('GET', '/health/live', sent(4))
+        assertLimited(limited)
+        const { 'retry-after': _r, ratelimit: _l, ...headers } = comparable(limited).headers
+        answers.push({ ...comparable(limited), headers })
+      }
+      assert.deepEqual(answers[1], answers[0])
+    })
+  })
+
+  describe(`[${target.name}] password hashes stronger than stored`, () => {
+    const ctx = contractService(target, { settings: { passwordHashTimeCost: '3' }, location: false })
+    const storedCost = async (name: string) =>
+      costOf((await ctx.service.store.findUser(name))?.passwordHash ?? '')
+
+    it('upgrades a stored hash to the configured cost at the next successful login; the password still works', async () => {
+      assert.deepEqual(await storedCost(editor.user), {
+        passwordHashMemoryKib: 19_456,
+        passwordHashTimeCost: 2,
+      })
+      assert.equal(
+        (await ctx.http('GET', '/health/live', { headers: { authorization: ctx.service.editorAuth } }))
+          .status,
+        200,
+      )
+      assert.deepEqual(await storedCost(editor.user), {
+        passwordHashMemoryKib: 19_456,
+        passwordHashTimeCost: 3,
+      })
+      const wrong = await ctx.http('GET', '/health/live', {
+        headers: { authorization: basic(editor.user, 'nope-nope') },
+      })
+      assert.equal(wrong.status, 401)
+      const write = await ctx.http('POST', '/events', {
+        headers: jsonHeaders(ctx.service.editorAuth),
+        body: {
+          title: 'After the upgrade',
+          date: '2027-01-01T00:00:00Z',
+          location_id: await ctx.newLocation(),
+        },
+      })
+      assert.equal(write.status, 201, write.text)
+    })
+
+    it('never upgrades on a wrong password', async () => {
+      const before = (await ctx.service.store.findUser(reader.user))?.passwordHash
+      const res = await ctx.http('GET', '/health/live', {
+        headers: { authorization: basic(reader.user, 'nope-nope') },
+      })
+      assert.equal(res.status, 401)
+      assert.equal((await ctx.service.store.findUser(reader.user))?.passwordHash, before)
+      assert.deepEqual(costOf(before ?? ''), { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 2 })
     })
   })
 }

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
-import { CredentialVerifier, type UserSource } from '../../src/auth/credential-verifier.ts'
-import { hashPassword } from '../../src/auth/passwords.ts'
+import {
+  CredentialVerifier,
+  type PasswordFunctions,
+  type UserSource,
+  type VerifierOptions,
+} from '../../src/auth/credential-verifier.ts'
+import { MemoryAttemptCounter, TooManyAttempts } from '../../src/auth/failed-attempts.ts'
+import { costOf, hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
 import type { User } from '../../src/domain/types.ts'
 
 // An in-memory stand-in for the store: this file tests the verifier's cache, not the store.
@@ -20,6 +26,31 @@ class FakeUsers implements UserSource {
   remove(name: string): void {
     this.#users.delete(name)
   }
+  async replacePasswordHash(name: string, expected: string, replacement: string): Promise<boolean> {
+    const user = this.#users.get(name)
+    if (user?.passwordHash !== expected) return false
+    this.#users.set(name, { ...user, passwordHash: replacement })
+    return true
+  }
+  get(name: string): User | undefined {
+    return this.#users.get(name)
+  }
+}
+
+/** The real password functions, counting how many hashes are verified and computed. */
+function countingPasswords() {
+  const counts = { verified: 0, hashed: 0 }
+  const passwords: PasswordFunctions = {
+    verify: (hash, password) => {
+      counts.verified++
+      return verifyPassword(hash, password)
+    },
+    hash: (password, cost) => {
+      counts.hashed++
+      return hashPassword(password, cost)
+    },
+  }
+  return { counts, passwords }
 }
 
 // Argon2id costs tens of milliseconds: hash each password once for the whole file.
@@ -41,7 +72,7 @@ before(async () => {
 const alice = (passwordHash = aliceHash): User => ({ id: 1, name: 'alice', role: 'editor', passwordHash })
 const bob = (): User => ({ id: 2, name: 'bob', role: 'reader', passwordHash: bobHash })
 
-function setUp(options: { ttlMs: number; maxEntries?: number; concurrency?: number } = { ttlMs: 60_000 }) {
+function setUp(options: VerifierOptions = { ttlMs: 60_000 }) {
   const users = new FakeUsers()
   users.put(alice())
   users.put(bob())
@@ -288,6 +319,144 @@ describe('CredentialVerifier', () => {
         'the old password was remembered',
       )
       assert.deepEqual(await verifier.verify('alice', aliceNewPassword), alice(aliceNewHash))
+    })
+  })
+
+  describe('timing does not tell who exists', () => {
+    it('computes as many hashes for an unknown user as for a wrong password, concurrently and one at a time', async () => {
+      // Single-flight shares one hash among identical concurrent checks of a real user; an unknown
+      // user must be shared the same way, or a burst of guesses shows who exists by its duration.
+      const known = countingPasswords()
+      const unknown = countingPasswords()
+      const forKnown = setUp({ ttlMs: 60_000, passwords: known.passwords })
+      const forUnknown = setUp({ ttlMs: 60_000, passwords: unknown.passwords })
+      await Promise.all(Array.from({ length: 12 }, () => forKnown.verifier.verify('alice', 'wrong-password')))
+      await Promise.all(
+        Array.from({ length: 12 }, () => forUnknown.verifier.verify('nobody', 'wrong-password')),
+      )
+      assert.equal(known.counts.verified, 1)
+      assert.equal(unknown.counts.verified, known.counts.verified)
+      for (let i = 0; i < 3; i++) {
+        await forKnown.verifier.verify('alice', 'wrong-password')
+        await forUnknown.verifier.verify('nobody', 'wrong-password')
+      }
+      assert.equal(known.counts.verified, 4)
+      assert.equal(unknown.counts.verified, known.counts.verified)
+    })
+  })
+
+  describe('failed attempts', () => {
+    const limited = (limit: number, extra: Partial<VerifierOptions> = {}) => {
+      const counted = countingPasswords()
+      const attempts = new MemoryAttemptCounter(limit)
+      const { users, verifier } = setUp({ ttlMs: 60_000, attempts, passwords: counted.passwords, ...extra })
+      return { users, verifier, counts: counted.counts, attempts }
+    }
+    const refused = (promise: Promise<unknown>) => assert.rejects(promise, TooManyAttempts)
+
+    it('refuses a name past the limit without hashing, from any address, even with the right password', async () => {
+      const { verifier, counts } = limited(3)
+      for (const client of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+        assert.equal(await verifier.verify('alice', `guess from ${client}`, client), undefined)
+      }
+      await refused(verifier.verify('alice', alicePassword, '10.0.0.4'))
+      assert.equal(counts.verified, 3)
+    })
+
+    it('refuses an address past the limit whatever name it tries', async () => {
+      const { verifier, counts } = limited(3)
+      for (const name of ['alice', 'bob', 'carol'])
+        assert.equal(await verifier.verify(name, 'guess', '10.0.0.1'), undefined)
+      await refused(verifier.verify('bob', bobPassword, '10.0.0.1'))
+      assert.deepEqual(await verifier.verify('bob', bobPassword, '10.0.0.2'), bob())
+      assert.equal(counts.verified, 4)
+    })
+
+    it('limits an unknown name exactly as a known one', async () => {
+      const { verifier } = limited(2)
+      for (const name of ['alice', 'nobody']) {
+        for (const client of ['10.0.0.1', '10.0.0.2'])
+          await verifier.verify(name, 'guess', `${client}-${name}`)
+        await refused(verifier.verify(name, 'guess', `10.0.0.3-${name}`))
+      }
+    })
+
+    it('refuses a remembered success too while the name is over the limit (no oracle for guesses)', async () => {
+      const { verifier } = limited(2)
+      assert.deepEqual(await verifier.verify('alice', alicePassword, '10.0.0.1'), alice())
+      await verifier.verify('alice', 'guess-1', '10.0.0.2')
+      await verifier.verify('alice', 'guess-2', '10.0.0.3')
+      await refused(verifier.verify('alice', alicePassword, '10.0.0.1'))
+    })
+
+    it('counts a burst of concurrent guesses before hashing, so only the limit is ever hashed', async () => {
+      const { verifier, counts } = limited(3)
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => verifier.verify('alice', `guess-${i}`, '10.0.0.1')),
+      )
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3)
+      assert.ok(results.every((r) => r.status === 'fulfilled' || r.reason instanceof TooManyAttempts))
+      assert.equal(counts.verified, 3)
+    })
+
+    it('never resets a counter on success: logging in as yourself unlocks neither your address nor another name', async () => {
+      const { verifier } = limited(3)
+      await verifier.verify('alice', 'guess-1', '10.0.0.1')
+      await verifier.verify('alice', 'guess-2', '10.0.0.1')
+      for (let i = 0; i < 5; i++)
+        assert.deepEqual(await verifier.verify('bob', bobPassword, '10.0.0.1'), bob())
+      // Still two failures for the address and for alice: one more fills both.
+      await verifier.verify('alice', 'guess-3', '10.0.0.1')
+      await refused(verifier.verify('bob', bobPassword, '10.0.0.1'))
+      await refused(verifier.verify('alice', alicePassword, '10.0.0.2'))
+    })
+
+    it('does not count successes, even many at once from one address', async () => {
+      const { verifier } = limited(2, { ttlMs: 0 })
+      const users = await Promise.all(
+        Array.from({ length: 6 }, () => verifier.verify('alice', alicePassword, '10.0.0.1')),
+      )
+      assert.deepEqual(users, Array(6).fill(alice()))
+      await verifier.verify('alice', 'guess-1', '10.0.0.1')
+      assert.equal(await verifier.verify('alice', 'guess-2', '10.0.0.1'), undefined)
+    })
+  })
+
+  describe('upgrading weaker hashes', () => {
+    const stronger = { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 3 }
+
+    it('stores a hash at the configured cost after a successful check; the password still works', async () => {
+      const counted = countingPasswords()
+      const { users, verifier } = setUp({ ttlMs: 60_000, cost: stronger, passwords: counted.passwords })
+      const user = await verifier.verify('alice', alicePassword)
+      const stored = users.get('alice')?.passwordHash ?? ''
+      assert.deepEqual(costOf(stored), stronger)
+      assert.deepEqual(user, alice(stored), 'the user as now stored')
+      assert.equal(counted.counts.hashed, 1)
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice(stored))
+      assert.equal(await verifyPassword(stored, alicePassword), true)
+      assert.equal(counted.counts.hashed, 1, 'upgraded once')
+    })
+
+    it('never upgrades on a wrong password or for a hash already as strong', async () => {
+      const counted = countingPasswords()
+      const { users, verifier } = setUp({ ttlMs: 60_000, cost: stronger, passwords: counted.passwords })
+      assert.equal(await verifier.verify('alice', 'wrong-password'), undefined)
+      assert.equal(users.get('alice')?.passwordHash, aliceHash)
+      const weaker = setUp({ ttlMs: 60_000, passwords: counted.passwords })
+      await weaker.verifier.verify('alice', alicePassword)
+      assert.equal(weaker.users.get('alice')?.passwordHash, aliceHash)
+      assert.equal(counted.counts.hashed, 0)
+    })
+
+    it('lets a password change made during the check win over the upgrade', async () => {
+      const { users, verifier } = setUp({ ttlMs: 60_000, cost: stronger })
+      const check = verifier.verify('alice', alicePassword)
+      await nextTurn() // the check is now hashing against the old hash
+      users.put(alice(aliceNewHash))
+      assert.deepEqual(await check, alice(), 'the check read the user before the change')
+      assert.equal(users.get('alice')?.passwordHash, aliceNewHash)
+      assert.equal(await verifier.verify('alice', alicePassword), undefined)
     })
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { dummyHash, hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
+import { costOf, dummyHash, hashPassword, needsRehash, verifyPassword } from '../../src/auth/passwords.ts'
 import { passwordPolicy, passwordProblem } from '../../src/domain/password-policy.ts'
 
 // Argon2id at the OWASP minimum costs tens of milliseconds per hash: hash twice and reuse.
@@ -79,6 +79,41 @@ describe('dummyHash', () => {
     assert.equal(a, b)
     assert.equal(await dummyHash(), a)
     assert.match(a, phc)
+  })
+})
+
+describe('the cost recorded in a hash', () => {
+  const configured = { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 3 }
+
+  it('is the configured cost for new hashes, and such a hash verifies', async () => {
+    const strong = await hashPassword(password, configured)
+    assert.match(strong, /^\$argon2id\$v=19\$m=19456,t=3,p=1\$/)
+    assert.deepEqual(costOf(strong), configured)
+    assert.equal(await verifyPassword(strong, password), true)
+  })
+
+  it('reads m and t from an Argon2id PHC string, and nothing from anything else', () => {
+    assert.deepEqual(costOf(first), { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 2 })
+    assert.equal(costOf('$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA'), undefined)
+    assert.equal(costOf('$2b$10$abcdefghijklmnopqrstuv'), undefined)
+    assert.equal(costOf(''), undefined)
+  })
+
+  it('needs a rehash when weaker than configured in memory or passes, never when stronger', () => {
+    const phc = (m: number, t: number) => `$argon2id$v=19$m=${m},t=${t},p=1$c2FsdHNhbHQ$aGFzaA`
+    assert.equal(needsRehash(phc(19_456, 2), configured), true)
+    assert.equal(needsRehash(phc(9_216, 4), configured), true)
+    assert.equal(needsRehash(phc(19_456, 3), configured), false)
+    assert.equal(needsRehash(phc(65_536, 3), configured), false)
+    assert.equal(needsRehash(phc(65_536, 5), configured), false, 'a stronger hash is never weakened')
+    assert.equal(needsRehash('$argon2i$v=19$m=19456,t=3,p=1$c2FsdHNhbHQ$aGFzaA', configured), true)
+  })
+
+  it('is the cost of the dummy hash for unknown users (one dummy per cost)', async () => {
+    const dummy = await dummyHash(configured)
+    assert.deepEqual(costOf(dummy), configured)
+    assert.equal(await dummyHash(configured), dummy)
+    assert.notEqual(await dummyHash(), dummy)
   })
 })
 
