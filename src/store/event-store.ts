@@ -33,6 +33,23 @@ export interface BackupReport {
   readonly bytes: number
 }
 
+/** An API key: a principal of its own with a name and a role, used to sign requests. */
+export interface ApiKey {
+  /** Public, random (`k_…`): the `keyid` of its signatures. */
+  readonly id: string
+  readonly name: string
+  readonly role: Role
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+  /** Epoch milliseconds; a revoked key signs nothing any more. */
+  readonly revokedAt: number | undefined
+}
+
+/** A key with its secret as stored: sealed under KEY_ENCRYPTION_KEY (auth/api-key-secrets.ts). */
+export interface StoredApiKey extends ApiKey {
+  readonly sealedSecret: string
+}
+
 export interface PoolStats {
   readonly total: number
   readonly idle: number
@@ -77,6 +94,23 @@ export interface EventStore {
   removeUser(name: string): Promise<boolean>
   /** Creates `name` only when no user exists at all; returns whether it did (safe to race). */
   createFirstUser(name: string, role: Role, passwordHash: string): Promise<boolean>
+
+  /** Adds a key (its id is new: made of 96 random bits). */
+  createApiKey(key: Omit<StoredApiKey, 'revokedAt'>): Promise<ApiKey>
+  /** The key with its sealed secret, revoked or not; read from the database on every call. */
+  findApiKey(id: string): Promise<StoredApiKey | undefined>
+  /** Every key, oldest first, without secrets. */
+  listApiKeys(): Promise<ApiKey[]>
+  /** Marks the key revoked at `at` (epoch ms), or keeps its first revocation; false when there is no such key. */
+  revokeApiKey(id: string, at: number): Promise<boolean>
+  /**
+   * Remembers that a signature with this `(keyId, nonce)` was accepted, until `expiresAt` (epoch
+   * ms); false when the pair is remembered already, so that of concurrent requests carrying one
+   * pair, through any instance, exactly one gets true.
+   */
+  rememberNonce(keyId: string, nonce: string, expiresAt: number): Promise<boolean>
+  /** Forgets the pairs that expired before that instant (epoch ms); returns how many. */
+  forgetNonces(expiredBefore: number): Promise<number>
 
   /** Loads locations with their events in one transaction; reports progress in events. */
   importLocations(

@@ -18,10 +18,11 @@ import type {
   NewEvent,
   NewLocation,
   PoolStats,
+  StoredApiKey,
 } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { migrations } from './migrations/index.ts'
-import { toEvent, toLocation, toUser } from './rows.ts'
+import { toApiKey, toEvent, toLocation, toUser } from './rows.ts'
 import type { Database } from './schema.ts'
 import {
   insertEvent,
@@ -288,5 +289,83 @@ export class KyselyStore implements EventStore {
     } catch (error) {
       throw this.dialect.translate(error)
     }
+  }
+
+  // API keys and the nonces of signed requests (http/signature-auth.ts).
+
+  async createApiKey(key: Omit<StoredApiKey, 'revokedAt'>) {
+    return this.#write(async (trx) => {
+      const row = await trx
+        .insertInto('api_keys')
+        .values({
+          id: key.id,
+          name: key.name,
+          role: key.role,
+          sealed_secret: key.sealedSecret,
+          created_at: key.createdAt,
+          revoked_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+      const { sealedSecret: _, ...apiKey } = toApiKey(row)
+      return apiKey
+    })
+  }
+
+  async findApiKey(id: string) {
+    return this.#guard(async () => {
+      const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && toApiKey(row)
+    })
+  }
+
+  async listApiKeys() {
+    return this.#guard(async () => {
+      const rows = await this.#db
+        .selectFrom('api_keys')
+        .select(['id', 'name', 'role', 'created_at', 'revoked_at'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => {
+        const { sealedSecret: _, ...apiKey } = toApiKey({ ...row, sealed_secret: '' })
+        return apiKey
+      })
+    })
+  }
+
+  async revokeApiKey(id: string, at: number) {
+    return this.#write(async (trx) => {
+      await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute()
+      const row = await trx.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst()
+      return row !== undefined
+    })
+  }
+
+  async rememberNonce(keyId: string, nonce: string, expiresAt: number) {
+    return this.#write(async (trx) => {
+      // The primary key decides between concurrent inserts of one pair, on every store.
+      const inserted = await trx
+        .insertInto('signature_nonces')
+        .values({ key_id: keyId, nonce, expires_at: expiresAt })
+        .onConflict((oc) => oc.columns(['key_id', 'nonce']).doNothing())
+        .executeTakeFirst()
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0
+    })
+  }
+
+  async forgetNonces(expiredBefore: number) {
+    return this.#write(async (trx) => {
+      const result = await trx
+        .deleteFrom('signature_nonces')
+        .where('expires_at', '<', expiredBefore)
+        .executeTakeFirst()
+      return Number(result.numDeletedRows)
+    })
   }
 }

@@ -1,6 +1,7 @@
 // Rows become domain objects here, and only here.
 import type { Selectable } from 'kysely'
 import { type Event, type Location, type Role, roles, type User } from '../domain/types.ts'
+import type { StoredApiKey } from './event-store.ts'
 import type { Database } from './schema.ts'
 
 export const toEvent = (row: Selectable<Database['events']>): Event => ({
@@ -23,4 +24,14 @@ export const toUser = (row: Selectable<Database['users']>): User => ({
   name: row.name,
   role: roles.includes(row.role as Role) ? (row.role as Role) : 'reader',
   passwordHash: row.password_hash,
+})
+
+export const toApiKey = (row: Selectable<Database['api_keys']>): StoredApiKey => ({
+  id: row.id,
+  name: row.name,
+  // Unknown roles (none exist: the column is checked) would read as the weaker one.
+  role: roles.includes(row.role as Role) ? (row.role as Role) : 'reader',
+  createdAt: Number(row.created_at),
+  revokedAt: row.revoked_at === null ? undefined : Number(row.revoked_at),
+  sealedSecret: row.sealed_secret,
 })

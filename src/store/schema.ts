@@ -26,4 +26,16 @@ export interface Database {
     /** Epoch milliseconds. */
     created_at: number
   }
+  /** API keys for request signing; the secret only sealed (auth/api-key-secrets.ts). */
+  api_keys: {
+    id: string
+    name: string
+    role: string
+    sealed_secret: string
+    /** Epoch milliseconds. */
+    created_at: number
+    revoked_at: number | null
+  }
+  /** `(keyid, nonce)` pairs of accepted signatures, remembered until they could no longer be replayed. */
+  signature_nonces: { key_id: string; nonce: string; expires_at: number }
 }

@@ -67,10 +67,44 @@ function idempotencyKeys(flavour: SqlFlavour): Migration {
   }
 }
 
+function apiKeys(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      // Ids are random text made by the service (`k_…`), so no identity column is needed.
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('editor', 'reader')`))
+        .addColumn('sealed_secret', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at', 'bigint')
+        .execute()
+      // The primary key makes "seen before" exact across instances: a second insert of a pair fails.
+      await db.schema
+        .createTable('signature_nonces')
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('signature_nonces_pk', ['key_id', 'nonce'])
+        .execute()
+      await db.schema
+        .createIndex('signature_nonces_by_expiry')
+        .on('signature_nonces')
+        .column('expires_at')
+        .execute()
+    },
+  }
+}
+
 export function migrations(flavour: SqlFlavour): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(flavour), '0002_idempotency_keys': idempotencyKeys(flavour) }
+      return {
+        '0001_initial': initial(flavour),
+        '0002_idempotency_keys': idempotencyKeys(flavour),
+        '0003_api_keys': apiKeys(),
+      }
     },
   }
 }
