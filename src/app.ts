@@ -20,6 +20,7 @@ import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
 import { relationRoutes } from './http/routes/relations.ts'
+import { registerSignatures } from './http/signature-auth.ts'
 import type { EventStore } from './store/event-store.ts'
 
 export interface AppDependencies {
@@ -90,8 +91,10 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
     attempts: new MemoryAttemptCounter(config.authFailuresPerMinute),
     onRehashError: (err) => app.log.warn({ err }, 'an upgraded password hash could not be stored'),
   })
-  // Schemes in the order they are tried (http/authenticate.ts).
-  registerPipeline(app, authenticator([basicScheme(verifier)]))
+  // Schemes in the order they are tried, and their challenges listed (http/authenticate.ts): Basic,
+  // then a request signature when KEY_ENCRYPTION_KEY is set.
+  const signatures = registerSignatures(app, { store, keyEncryptionKey: config.keyEncryptionKey, trust })
+  registerPipeline(app, authenticator([basicScheme(verifier), ...signatures]))
 
   // A response finished during a drain closes its connection, so a keep-alive client does not hold
   // the exit up until its idle timeout (Fastify does this only for requests that arrive later).

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { DomainError } from '../domain/errors.ts'
+import { checkSignedBody } from './signed-body.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
@@ -26,8 +27,9 @@ export function parseJsonBody(bytes: Buffer): unknown {
 /** Replaces Fastify's parsers: only the given JSON types are read, everything else is refused early. */
 export function registerBodyParsers(app: FastifyInstance, types: readonly string[]): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser([...types], { parseAs: 'buffer' }, (_request: FastifyRequest, body, done) => {
+  app.addContentTypeParser([...types], { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
     try {
+      checkSignedBody(request, body as Buffer)
       done(null, parseJsonBody(body as Buffer))
     } catch (error) {
       done(error as Error, undefined)

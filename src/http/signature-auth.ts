@@ -1,0 +1,148 @@
+// Request signatures (CONTRACT.md §4, profile `ers-v1` of RFC 9421) as an authentication scheme
+// tried before Basic: the API key's principal when the request carries a valid signature, nothing
+// when it carries none, a 401 for any other. Signing is on when KEY_ENCRYPTION_KEY is set (without
+// it no secret can be opened); then every 401 also carries its challenge and Accept-Signature.
+//
+// What the server takes as the signed request target: `@authority` is the Host field, and `@path`
+// and `@query` the request target exactly as received (RFC 9421 §2.2.6: never percent-decoded).
+// Behind a proxy trusted by TRUST_PROXY, the client signs the URL it sent to the proxy: then
+// `@authority` is the proxy's X-Forwarded-Host and `@path` is X-Forwarded-Prefix followed by the
+// path, by the same validated values that Link and Location use (http/forwarded.ts); the default
+// port of X-Forwarded-Proto's scheme is left out, as RFC 9110 §4.2.3 normalises.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { keyBytes } from '../config.ts'
+import {
+  componentsWithBody,
+  componentsWithoutBody,
+  serializeSignatureParams,
+  signatureAlgorithm,
+  signatureTag,
+} from '../contract/signature-profile.ts'
+import type { User } from '../domain/types.ts'
+import type { EventStore } from '../store/event-store.ts'
+import { basicChallenge } from './authenticate.ts'
+import { hasContent } from './body.ts'
+import { lastValue, parseHost, parsePrefix, parseProto, type TrustFunction } from './forwarded.ts'
+import { type SignedMessage, verifySignature } from './signature-verify.ts'
+import { signatureNotValid } from './signed-body.ts'
+
+/** An authentication scheme as http/authenticate.ts tries them in turn. */
+export interface SignatureScheme {
+  readonly challenge: string
+  /** undefined when the request carries no signature; the key's principal when it is valid; else throws. */
+  identify(request: FastifyRequest): Promise<User | undefined>
+}
+
+export interface SignatureSettings {
+  readonly store: Pick<EventStore, 'findApiKey' | 'rememberNonce'>
+  /** KEY_ENCRYPTION_KEY as configured; signing is off without it. */
+  readonly keyEncryptionKey: string | undefined
+  readonly trust: TrustFunction | undefined
+  /** Epoch milliseconds (tests may move the clock). */
+  readonly now?: () => number
+}
+
+/** RFC 9110 §11.6.1 challenge for the signature scheme (RFC 9421 defines no scheme name of its own). */
+export const signatureChallenge = `Signature realm="events", tag="${signatureTag}", alg="${signatureAlgorithm}"`
+
+/**
+ * The signature scheme, to be tried before Basic, with what it needs around it: the check of the
+ * body against the signed digest (signed-body.ts, called by the body parser with the bytes) and
+ * Accept-Signature (RFC 9421 §5.1) on every 401. None when signing is off.
+ */
+export function registerSignatures(app: FastifyInstance, settings: SignatureSettings): SignatureScheme[] {
+  const encryptionKey =
+    settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
+  app.decorateRequest('signedBodyDigest', null)
+  if (!encryptionKey) return []
+  const now = settings.now ?? Date.now
+
+  // A signature over a body the parser never saw (it sees every body that arrives) is not trusted.
+  app.addHook('preValidation', async (request) => {
+    if (request.signedBodyDigest !== null) throw signatureNotValid()
+  })
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode !== 401) return
+    // A body that did not match its digest is refused by the parser, where no scheme sets the challenges.
+    if (!reply.hasHeader('www-authenticate')) {
+      reply.header('www-authenticate', `${basicChallenge}, ${signatureChallenge}`)
+    }
+    reply.header('accept-signature', acceptSignature(hasContent(request)))
+  })
+
+  return [
+    {
+      challenge: signatureChallenge,
+      async identify(request) {
+        const signatureInput = request.headers['signature-input']
+        const signature = request.headers.signature
+        if (signatureInput === undefined && signature === undefined) return undefined
+        const verdict = await verifySignature(
+          {
+            ...targetOf(request, settings.trust),
+            signatureInput: joined(signatureInput),
+            signature: joined(signature),
+            hasBody: hasContent(request),
+            contentType: request.headers['content-type'],
+            contentDigest: joined(request.headers['content-digest']),
+          },
+          { store: settings.store, encryptionKey, now },
+        )
+        if (!verdict.ok) {
+          request.log.info({ rule: verdict.rule, keyId: verdict.keyId }, 'request signature refused')
+          throw signatureNotValid()
+        }
+        request.signedBodyDigest = verdict.bodyDigest ?? null
+        const { key } = verdict
+        // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
+        // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.
+        return { id: 0, name: `key:${key.id}`, role: key.role, passwordHash: '' } satisfies User
+      },
+    },
+  ]
+}
+
+/** RFC 9421 §5.1: the signature this service wants for such a request. */
+function acceptSignature(hasBody: boolean): string {
+  const components = hasBody ? componentsWithBody : componentsWithoutBody
+  // `created` without a value asks for one; a nonce and keyid are the signer's own (CONTRACT.md §4).
+  return `sig1=${serializeSignatureParams(components, [])};created;tag="${signatureTag}";alg="${signatureAlgorithm}"`
+}
+
+const joined = (field: string | string[] | undefined): string =>
+  Array.isArray(field) ? field.join(', ') : (field ?? '')
+
+/** `@authority`, `@path`, `@query` and `@method` as this server received them (see the top of the file). */
+function targetOf(
+  request: FastifyRequest,
+  trust: TrustFunction | undefined,
+): Pick<SignedMessage, 'method' | 'authority' | 'path' | 'query'> {
+  const socket = request.raw.socket
+  const encrypted = socket !== undefined && 'encrypted' in socket && socket.encrypted === true
+  const viaProxy =
+    trust !== undefined && socket?.remoteAddress !== undefined && trust(socket.remoteAddress, 0)
+  const target = request.raw.url ?? '/'
+  const mark = target.indexOf('?')
+  let path = mark < 0 ? target : target.slice(0, mark)
+  const query = mark < 0 ? '?' : target.slice(mark)
+  let host = lastValue(request.headers.host) ?? ''
+  let scheme = encrypted ? 'https' : 'http'
+  if (viaProxy) {
+    host = parseHost(lastValue(request.headers['x-forwarded-host']) ?? '') ?? host
+    scheme = parseProto(lastValue(request.headers['x-forwarded-proto']) ?? '') ?? scheme
+    path = (parsePrefix(lastValue(request.headers['x-forwarded-prefix']) ?? '') ?? '') + path
+  }
+  return {
+    method: request.raw.method ?? request.method,
+    authority: authority(host, scheme),
+    path: path || '/',
+    query,
+  }
+}
+
+/** RFC 9421 §2.2.3 with RFC 9110 §4.2.3: the host in lower case, without its scheme's default port. */
+function authority(host: string, scheme: string): string {
+  const lower = host.toLowerCase()
+  const defaultPort = scheme === 'https' ? ':443' : ':80'
+  return lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower
+}

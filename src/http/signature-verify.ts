@@ -1,0 +1,180 @@
+// Verification of a request signature by the profile `ers-v1` (CONTRACT.md §4, RFC 9421): every
+// rule, cheapest first, and which one failed. The HTTP glue (what the request's components are,
+// hooks, the 401) is in signature-auth.ts.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import {
+  type BareItem,
+  type InnerList,
+  type Item,
+  type Parameters,
+  parseDictionary,
+  serializeInnerList,
+} from 'structured-headers'
+import { keyIdSyntax, openSecret } from '../auth/api-key-secrets.ts'
+import {
+  type CoveredComponent,
+  componentsWithBody,
+  componentsWithoutBody,
+  maxClockSkewSeconds,
+  maxSignatureAgeSeconds,
+  nonceLifetimeSeconds,
+  nonceSyntax,
+  signatureAlgorithm,
+  signatureBase,
+  signatureTag,
+} from '../contract/signature-profile.ts'
+import type { ApiKey, EventStore } from '../store/event-store.ts'
+
+/** What of a request the signature is checked against, as the server received it. */
+export interface SignedMessage {
+  readonly signatureInput: string
+  readonly signature: string
+  readonly method: string
+  /** RFC 9421 §2.2.3: host and port, normalised (lower case, no default port). */
+  readonly authority: string
+  /** RFC 9421 §2.2.6: the path as sent, never percent-decoded; `/` when empty. */
+  readonly path: string
+  /** RFC 9421 §2.2.7: the query with its `?`, or `?` alone. */
+  readonly query: string
+  /** Whether the request has content (RFC 9112 §6.3): then two more components are covered. */
+  readonly hasBody: boolean
+  readonly contentType: string | undefined
+  readonly contentDigest: string | undefined
+}
+
+export interface VerifierDependencies {
+  readonly store: Pick<EventStore, 'findApiKey' | 'rememberNonce'>
+  readonly encryptionKey: Buffer
+  /** Epoch milliseconds. */
+  readonly now: () => number
+}
+
+export type Verdict =
+  | {
+      readonly ok: true
+      readonly key: ApiKey
+      /** The sha-256 of the body that Content-Digest names, to compare with the bytes that arrive. */
+      readonly bodyDigest: Buffer | undefined
+    }
+  | { readonly ok: false; readonly rule: string; readonly keyId?: string }
+
+const allowedParameters = new Set(['created', 'keyid', 'nonce', 'tag', 'alg'])
+
+const refuse = (rule: string, keyId?: string): Verdict => ({
+  ok: false,
+  rule,
+  ...(keyId !== undefined && { keyId }),
+})
+
+export async function verifySignature(message: SignedMessage, deps: VerifierDependencies): Promise<Verdict> {
+  // RFC 8941 dictionaries; a field sent on several lines arrives joined by commas, which is the same.
+  let inputs: Map<string, Item | InnerList>
+  let signatures: Map<string, Item | InnerList>
+  try {
+    inputs = parseDictionary(message.signatureInput)
+    signatures = parseDictionary(message.signature)
+  } catch {
+    return refuse('Signature-Input or Signature is not an RFC 8941 dictionary')
+  }
+  if (inputs.size !== 1 || signatures.size !== 1) return refuse('not exactly one signature')
+  const [[label, input]] = [...inputs] as [[string, Item | InnerList]]
+  const signed = signatures.get(label)
+  if (!signed) return refuse(`Signature has no member "${label}"`)
+  if (!isInnerList(input)) return refuse('the Signature-Input member is not an inner list')
+  if (isInnerList(signed) || !(signed[0] instanceof ArrayBuffer)) {
+    return refuse('the Signature member is not a byte sequence')
+  }
+
+  const [items, params] = input
+  const expected: readonly string[] = message.hasBody ? componentsWithBody : componentsWithoutBody
+  const names = items.map(([name, componentParams]) =>
+    typeof name === 'string' && componentParams.size === 0 ? name : undefined,
+  )
+  if (names.length !== expected.length || names.some((name, i) => name !== expected[i])) {
+    return refuse(`covered components are not (${expected.join(' ')})`)
+  }
+
+  const parameters = checkParameters(params, deps.now())
+  if (typeof parameters === 'string') return refuse(parameters)
+  const { keyId, nonce } = parameters
+
+  let bodyDigest: Buffer | undefined
+  if (message.hasBody) {
+    if (message.contentType === undefined) return refuse('Content-Type is covered but missing', keyId)
+    bodyDigest = sha256Of(message.contentDigest)
+    if (!bodyDigest) return refuse('Content-Digest has no sha-256 digest', keyId)
+  }
+
+  // The database only now, and a cheap syntax check first: a made-up key id costs no query.
+  const key = keyIdSyntax.test(keyId) ? await deps.store.findApiKey(keyId) : undefined
+  if (!key) return refuse('no such key', keyId)
+  if (key.revokedAt !== undefined) return refuse('the key is revoked', keyId)
+  const secret = openSecret(key.sealedSecret, key.id, deps.encryptionKey)
+  if (secret === undefined) return refuse('the stored secret does not open under KEY_ENCRYPTION_KEY', keyId)
+
+  const values: Record<string, string | undefined> = {
+    '@method': message.method,
+    '@authority': message.authority,
+    '@path': message.path,
+    '@query': message.query,
+    'content-type': message.contentType?.trim(),
+    'content-digest': message.contentDigest?.trim(),
+  }
+  const components: CoveredComponent[] = expected.map((name) => ({ name, value: values[name] ?? '' }))
+  // RFC 9421 §2.3: @signature-params is the serialisation of the parsed Signature-Input member.
+  const base = signatureBase(components, serializeInnerList(input))
+  const computed = createHmac('sha256', Buffer.from(secret, 'latin1')).update(base, 'utf8').digest()
+  const received = Buffer.from(signed[0] as ArrayBuffer)
+  if (received.length !== computed.length || !timingSafeEqual(received, computed)) {
+    return refuse('the signature does not match', keyId)
+  }
+
+  // Only a verified signature spends its nonce: otherwise anyone could burn another key's nonces.
+  const expiresAt = deps.now() + nonceLifetimeSeconds * 1000
+  if (!(await deps.store.rememberNonce(keyId, nonce, expiresAt)))
+    return refuse('the nonce was used before', keyId)
+
+  const { sealedSecret: _, ...apiKey } = key
+  return { ok: true, key: apiKey, bodyDigest }
+}
+
+function isInnerList(member: Item | InnerList): member is InnerList {
+  return Array.isArray(member[0])
+}
+
+/** The parameters of the profile, or which rule they break. */
+function checkParameters(params: Parameters, nowMs: number): { keyId: string; nonce: string } | string {
+  for (const name of params.keys()) {
+    if (!allowedParameters.has(name)) return `unexpected parameter "${name}"`
+  }
+  const get = (name: string): BareItem | undefined => params.get(name)
+  const tag = get('tag')
+  if (tag !== signatureTag) return `tag is not "${signatureTag}"`
+  const alg = get('alg')
+  if (alg !== undefined && alg !== signatureAlgorithm) return `alg is not ${signatureAlgorithm}`
+  const keyId = get('keyid')
+  if (typeof keyId !== 'string') return 'keyid is missing'
+  const nonce = get('nonce')
+  if (typeof nonce !== 'string' || !nonceSyntax.test(nonce)) {
+    return 'nonce is missing or not 128 bits or more of base64url'
+  }
+  const created = get('created')
+  if (typeof created !== 'number' || !Number.isSafeInteger(created)) return 'created is missing'
+  const now = nowMs / 1000
+  if (created < now - maxSignatureAgeSeconds) return `created is more than ${maxSignatureAgeSeconds} s old`
+  if (created > now + maxClockSkewSeconds) return `created is more than ${maxClockSkewSeconds} s ahead`
+  return { keyId, nonce }
+}
+
+/** The 32 bytes of the `sha-256` member of a Content-Digest field (RFC 9530 §2). */
+function sha256Of(field: string | undefined): Buffer | undefined {
+  if (field === undefined) return undefined
+  try {
+    const member = parseDictionary(field).get('sha-256')
+    if (!member || !(member[0] instanceof ArrayBuffer)) return undefined
+    const bytes = Buffer.from(member[0])
+    return bytes.length === 32 ? bytes : undefined
+  } catch {
+    return undefined
+  }
+}
