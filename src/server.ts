@@ -11,6 +11,7 @@ import { prepareDatabase } from './prepare.ts'
 import { startupProblem } from './startup-problems.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
+import { checkStoredKeys } from './stored-keys.ts'
 import { untilDatabaseAnswers } from './wait-for-database.ts'
 
 /** Exit status when the drain deadline passed and open requests were cut off. */
@@ -44,7 +45,9 @@ export async function serve(config: Config): Promise<void> {
     const report = await untilDatabaseAnswers(
       async () => {
         await store.ping()
-        return prepareDatabase(store, config)
+        const report = await prepareDatabase(store, config)
+        await checkStoredKeys(store, config)
+        return report
       },
       config,
       app.log,
@@ -93,6 +96,9 @@ function sweepIdempotencyKeys({ app, store }: Running): NodeJS.Timeout {
     try {
       const forgotten = await store.forgetIdempotencyKeys(Date.now() - idempotencyLifetimeMs)
       if (forgotten > 0) app.log.info({ forgotten }, 'expired idempotency keys deleted')
+      // Off the request path: pairs past their lifetime are refused by `created` alone.
+      const nonces = await store.forgetNonces(Date.now())
+      if (nonces > 0) app.log.debug({ nonces }, 'expired signature nonces deleted')
     } catch (error) {
       app.log.warn({ err: error }, 'could not delete expired idempotency keys; will try again')
     }

@@ -3,6 +3,7 @@
 import type { Config } from './config.ts'
 import { TlsFileError } from './http/tls.ts'
 import { explainConnectionFailure } from './store/connection-problems.ts'
+import { StoredKeysProblem } from './stored-keys.ts'
 
 export function startupProblem(error: unknown, config: Pick<Config, 'databaseUrl' | 'port' | 'host'>) {
   if (error instanceof TlsFileError) {
@@ -11,6 +12,7 @@ export function startupProblem(error: unknown, config: Pick<Config, 'databaseUrl
       hint: 'TLS_CERT and TLS_KEY must be readable PEM files: the certificate chain and its unencrypted private key',
     }
   }
+  if (error instanceof StoredKeysProblem) return { reason: error.message, hint: error.hint }
   const database = explainConnectionFailure(error, config.databaseUrl)
   if (database) return database
   const code = (error as { code?: unknown } | undefined)?.code

@@ -116,6 +116,55 @@ export const commands: readonly Command[] = [
       }),
   },
   {
+    name: 'keys add',
+    operands: ['NAME'],
+    options: ['role', 'json'],
+    synopsis: '[--role editor|reader] [--json]',
+    help:
+      'add an API key for signed requests and print its id\n' +
+      'and secret, once (role: editor unless given; needs\n' +
+      'KEY_ENCRYPTION_KEY; --json: {"id", "secret"})',
+    run: async ({ operands: [name = ''], options, config }) => {
+      const role = (options.role ?? 'editor') as Role
+      if (!roles.includes(role)) throw new CliError(`--role must be one of ${roles.join(', ')}`)
+      const { addKey, encryptionKeyOf, keyNameProblem } = await import('./keys.ts')
+      const problem = keyNameProblem(name)
+      if (problem) throw new CliError(problem)
+      const encryptionKey = encryptionKeyOf(config)
+      await withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        await addKey(store, { name, role, json: options.json === true, encryptionKey })
+      })
+    },
+  },
+  {
+    name: 'keys list',
+    operands: [],
+    options: ['json'],
+    synopsis: '[--json]',
+    help:
+      'list every API key: id, role, created, revoked, name\n' +
+      '(never a secret; --json: an array of {"id", "name",\n' +
+      '"role", "created_at", "revoked_at"})',
+    run: ({ options, config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        await (await import('./keys.ts')).listKeys(store, { json: options.json === true })
+      }),
+  },
+  {
+    name: 'keys revoke',
+    operands: ['ID'],
+    options: [],
+    synopsis: '',
+    help: 'revoke an API key: every instance refuses it at once',
+    run: ({ operands: [id = ''], config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        await (await import('./keys.ts')).revokeKey(store, id)
+      }),
+  },
+  {
     name: 'locations add',
     operands: [],
     options: ['name', 'address'],
