@@ -39,7 +39,8 @@ export interface AttemptCounter {
 /** Refusal of a credential check because too many attempts failed lately; says when to retry. */
 export class TooManyAttempts extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', `too many failed authentication attempts; try again in ${retryAfterSeconds} s`)
+    // The wait is in Retry-After only, so that bodies do not differ by the second they were sent in.
+    super('rate_limited', 'too many failed authentication attempts; try again after Retry-After seconds')
   }
 }
 
