@@ -1,7 +1,8 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
 import { randomUUID } from 'node:crypto'
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
 import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
@@ -12,6 +13,7 @@ import { DomainError } from './domain/errors.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
+import { registerCors } from './http/cors.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
@@ -21,6 +23,7 @@ import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
 import { relationRoutes } from './http/routes/relations.ts'
 import { registerSignatures } from './http/signature-auth.ts'
+import { loadTlsMaterial, logCertificate, strictTransportSecurity } from './http/tls.ts'
 import type { EventStore } from './store/event-store.ts'
 
 export interface AppDependencies {
@@ -35,6 +38,11 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function buildApp({ config, store, logger }: AppDependencies): FastifyInstance {
   const trust = proxyTrust(config.trustProxy)
+  // Read and checked before anything else: a bad file stops start-up with one plain line.
+  const tls =
+    config.tlsCert !== undefined && config.tlsKey !== undefined
+      ? loadTlsMaterial({ cert: config.tlsCert, key: config.tlsKey })
+      : undefined
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
@@ -64,24 +72,40 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
     // Malformed percent-encoding and over-long path segments become problems like any other error.
     frameworkErrors: (error, request, reply) => sendProblem(reply, problemFor(error, request)),
     routerOptions: { maxParamLength: 1024 },
-    serverFactory: (handler) =>
-      createServer(
-        {
-          maxHeaderSize: config.maxHeaderSize,
-          headersTimeout: config.headersTimeoutMs,
-          requestTimeout: config.requestTimeoutMs,
-          // Node checks the two timeouts above only this often (30 s by default).
-          connectionsCheckingInterval: 1000,
-        },
-        handler,
-      ),
-  })
+    // Only tells Fastify to log https:// addresses: the server itself comes from serverFactory.
+    https: tls ? {} : null,
+    serverFactory: (handler) => {
+      const options = {
+        maxHeaderSize: config.maxHeaderSize,
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        // Node checks the two timeouts above only this often (30 s by default).
+        connectionsCheckingInterval: 1000,
+      }
+      // Set on the raw response, so that every answer has them, even those that skip the hooks.
+      const withHeaders = (request: IncomingMessage, response: ServerResponse) => {
+        response.setHeader('x-content-type-options', 'nosniff')
+        // RFC 6797 §7.2: HSTS only over a secure transport.
+        if (tls) response.setHeader('strict-transport-security', strictTransportSecurity)
+        handler(request, response)
+      }
+      // Typed as the HTTPS server Fastify expects with `https` set; both serve requests alike.
+      return (
+        tls
+          ? createSecureServer({ ...options, cert: tls.cert, key: tls.key }, withHeaders)
+          : createServer(options, withHeaders)
+      ) as HttpsServer
+    },
+  }) as unknown as FastifyInstance
+  if (tls) logCertificate(app.log, tls.certificate, 'serving HTTPS with this certificate')
 
   // The seed sends paging as a JSON body on GET; QUERY is the method made for exactly that.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
   app.addHttpMethod('HEAD', { hasBody: true, overrideExisting: true })
   app.addHttpMethod('QUERY', { hasBody: true, overrideExisting: true })
 
+  // First, so that CORS headers reach every answer, 401 and 406 included (http/cors.ts).
+  registerCors(app, config.corsOrigins)
   // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
   registerForwarded(app, trust)
   registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
@@ -99,6 +123,7 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   // A response finished during a drain closes its connection, so a keep-alive client does not hold
   // the exit up until its idle timeout (Fastify does this only for requests that arrive later).
   let draining = false
+  const varyFields = config.corsOrigins.length > 0 ? ['Accept', 'Origin'] : ['Accept']
   app.addHook('preClose', async () => {
     draining = true
   })
@@ -112,10 +137,15 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
     if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) {
       reply.header('content-type', type.slice(0, -'; charset=utf-8'.length))
     }
-    // Every representation is chosen by Accept (CONTRACT.md §1), errors included.
-    const vary = reply.getHeader('vary')
-    if (typeof vary !== 'string' || !/\baccept\b/i.test(vary)) {
-      reply.header('vary', vary ? `${vary}, Accept` : 'Accept')
+    // Every representation is chosen by Accept (CONTRACT.md §1), errors included; with CORS on,
+    // the CORS fields depend on Origin (Fetch standard, "CORS protocol and HTTP caches"). Added
+    // here, after problems.ts may have replaced the field.
+    for (const field of varyFields) {
+      const vary = reply.getHeader('vary')
+      const named = typeof vary === 'string' ? vary.toLowerCase().split(',') : []
+      if (!named.some((token) => token.trim() === field.toLowerCase())) {
+        reply.header('vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${field}` : field)
+      }
     }
   })
 
