@@ -2,17 +2,19 @@
 // signals, drained within a deadline, and failing to start with one plain line a person can act on.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import { Agent, request } from 'undici'
 import {
+  connectionRefused,
   isRunning,
   listening,
+  poll,
+  requestInFlight,
   runServerToExit,
-  type ServerProcess,
   spawnServer,
   startServerProcess,
 } from '../support/process.ts'
@@ -29,57 +31,6 @@ const sqliteEnv = (extra: Record<string, string> = {}) => ({
   ADMIN_PASSWORD: 'admin-password-1',
   ...extra,
 })
-
-const poll = async (done: () => boolean) => {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-/**
- * Sends a GET /events whose JSON body arrives in two parts: the server holds it as in flight until
- * `finish` sends the rest (or forever, if it is never called). Resolves once the server has it.
- */
-async function requestInFlight(server: ServerProcess) {
-  const { port, hostname } = new URL(server.baseUrl)
-  const body = JSON.stringify({ page: 1, per_page: 5 })
-  const socket = connect(Number(port), hostname)
-  await new Promise<void>((resolve) => socket.once('connect', resolve))
-  let answer = ''
-  socket.setEncoding('utf8').on('data', (chunk: string) => {
-    answer += chunk
-  })
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
-  socket.on('error', () => {})
-  const logged = server.output().split('"url":"/events"').length
-  socket.write(
-    `GET /events HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
-  )
-  await poll(() => server.output().split('"url":"/events"').length > logged)
-  return {
-    /** Sends the rest of the body; resolves with everything the server wrote once it closes. */
-    async finish() {
-      socket.write(body.slice(5))
-      // The server, not the test, closes the connection once the answer is out: an idle keep-alive
-      // connection must not hold up the exit.
-      await closed
-      return answer
-    },
-    /** Resolves with what arrived once the server closes the connection. */
-    closed: closed.then(() => answer),
-  }
-}
-
-async function connectionRefused(baseUrl: string): Promise<boolean> {
-  const { port, hostname } = new URL(baseUrl)
-  return new Promise((resolve) => {
-    const probe = connect(Number(port), hostname)
-    probe.once('connect', () => {
-      probe.destroy()
-      resolve(false)
-    })
-    probe.once('error', () => resolve(true))
-  })
-}
 
 async function freePort(): Promise<number> {
   const server = createServer()

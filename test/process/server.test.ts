@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, describe, it } from 'node:test'
 import { openStore } from '../../src/store/open-store.ts'
-import { startServerProcess } from '../support/process.ts'
+import { connectionRefused, poll, requestInFlight, startServerProcess } from '../support/process.ts'
 import { basic, send } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -64,40 +63,17 @@ for (const target of storeTargets) {
 
     it('on SIGTERM finishes the request in flight, refuses new connections and exits 0', async () => {
       const server = await startServerProcess(await unseeded())
-      const { port, hostname } = new URL(server.baseUrl)
       await send(server.baseUrl, 'GET', '/health/live') // warm up: the first request compiles schemas
       const location = await send(server.baseUrl, 'GET', '/locations/1')
       assert.equal(location.status, 404)
 
       // A request whose body is still arriving when the signal comes.
-      const body = JSON.stringify({ page: 1, per_page: 5 })
-      const socket = connect(Number(port), hostname)
-      await new Promise<void>((resolve) => socket.once('connect', resolve))
-      let answer = ''
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        answer += chunk
-      })
-      socket.write(
-        `GET /events HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
-      )
-      // Poll until the server has the request (its log line), then signal.
-      while (!server.output().includes('"url":"/events"')) await new Promise((r) => setTimeout(r, 10))
+      const inFlight = await requestInFlight(server)
       server.child.kill('SIGTERM')
-      while (!server.output().includes('shutting down')) await new Promise((r) => setTimeout(r, 10))
+      await poll(() => server.output().includes('shutting down'))
+      assert.ok(await connectionRefused(server.baseUrl), 'new connections are refused while draining')
 
-      const refused = await new Promise<string>((resolve) => {
-        const probe = connect(Number(port), hostname)
-        probe.once('connect', () => {
-          probe.destroy()
-          resolve('connected')
-        })
-        probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
-      })
-      assert.equal(refused, 'ECONNREFUSED')
-
-      // write, not end: a client that half-closes its side has the request aborted by Node.
-      socket.write(body.slice(5))
-      await new Promise((resolve) => socket.once('close', resolve))
+      const answer = await inFlight.finish()
       assert.match(answer, /^HTTP\/1\.1 200 /)
       assert.match(answer, /"total":0/)
       assert.deepEqual(await server.exited, { code: 0, signal: null })

@@ -1,6 +1,7 @@
 // Runs the real server and the real CLI as child processes, as a user would.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { connect } from 'node:net'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 
@@ -127,4 +128,57 @@ export async function runCli(args: string[], env: Record<string, string>, input 
   child.stdin.end(input)
   const [code] = await once(child, 'exit')
   return { code: code as number | null, ...output }
+}
+
+/** Waits until `done` holds, checking every 10 ms. */
+export const poll = async (done: () => boolean) => {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+/**
+ * Sends a GET /events whose JSON body arrives in two parts: the server holds it as in flight until
+ * `finish` sends the rest (or forever, if it is never called). Resolves once the server has it.
+ */
+export async function requestInFlight(server: ServerProcess) {
+  const { port, hostname } = new URL(server.baseUrl)
+  const body = JSON.stringify({ page: 1, per_page: 5 })
+  const socket = connect(Number(port), hostname)
+  await new Promise<void>((resolve) => socket.once('connect', resolve))
+  let answer = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => {
+    answer += chunk
+  })
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  socket.on('error', () => {})
+  const logged = server.output().split('"url":"/events"').length
+  socket.write(
+    `GET /events HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  )
+  await poll(() => server.output().split('"url":"/events"').length > logged)
+  return {
+    /** Sends the rest of the body; resolves with everything the server wrote once it closes. */
+    async finish() {
+      socket.write(body.slice(5))
+      // The server, not the test, closes the connection once the answer is out: an idle keep-alive
+      // connection must not hold up the exit.
+      await closed
+      return answer
+    },
+    /** Resolves with what arrived once the server closes the connection. */
+    closed: closed.then(() => answer),
+  }
+}
+
+/** True when a new connection to the server is refused. */
+export async function connectionRefused(baseUrl: string): Promise<boolean> {
+  const { port, hostname } = new URL(baseUrl)
+  return new Promise((resolve) => {
+    const probe = connect(Number(port), hostname)
+    probe.once('connect', () => {
+      probe.destroy()
+      resolve(false)
+    })
+    probe.once('error', () => resolve(true))
+  })
 }
