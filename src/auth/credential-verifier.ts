@@ -15,7 +15,7 @@
 // stored only if it is still the one verified, so a concurrent password change wins.
 import { createHmac, randomBytes } from 'node:crypto'
 import type { User } from '../domain/types.ts'
-import { type AttemptCounter, attemptKeys, TooManyAttempts } from './failed-attempts.ts'
+import { type AttemptCounter, attemptKeys, type Ticket, TooManyAttempts } from './failed-attempts.ts'
 import { Limiter } from './limiter.ts'
 import {
   dummyHash,
@@ -94,7 +94,7 @@ export class CredentialVerifier {
     const attempts = this.options.attempts
     // Before the cache too: a remembered success must not answer guesses past the limit.
     const wait = attempts ? await attempts.retryAfter(keys) : 0
-    if (wait > 0) throw new TooManyAttempts(wait)
+    if (attempts && wait > 0) throw new TooManyAttempts(wait, attempts.policy)
 
     const user = await this.users.findUser(name)
     const key = createHmac('sha256', this.#key).update(name).update('\0').update(password).digest('base64url')
@@ -131,17 +131,21 @@ export class CredentialVerifier {
     password: string,
   ): Promise<Outcome> {
     const attempts = this.options.attempts
-    const taken = attempts ? await attempts.take(keys) : { ticket: [] }
-    if ('retryAfterSeconds' in taken) throw new TooManyAttempts(taken.retryAfterSeconds)
+    let ticket: Ticket = []
+    if (attempts) {
+      const taken = await attempts.take(keys)
+      if ('retryAfterSeconds' in taken) throw new TooManyAttempts(taken.retryAfterSeconds, attempts.policy)
+      ticket = taken.ticket
+    }
     let ok: boolean
     try {
       ok = await this.#hashing.run(() => this.#passwords.verify(against, password))
     } catch (error) {
       // Never checked (`overloaded`): not a failed attempt.
-      await attempts?.giveBack(taken.ticket)
+      await attempts?.giveBack(ticket)
       throw error
     }
-    if (ok) await attempts?.giveBack(taken.ticket)
+    if (ok) await attempts?.giveBack(ticket)
     if (!ok || name === undefined || !needsRehash(against, this.#cost)) return { ok }
     return { ok, upgraded: await this.#upgrade(name, against, password) }
   }

@@ -24,7 +24,14 @@ import { DomainError } from '../domain/errors.ts'
 /** An attempt counted under some keys, given back if it succeeds. */
 export type Ticket = readonly { readonly key: string; readonly window: number }[]
 
+/** How many failures a key may have in how long (the RateLimit-Policy a 429 names). */
+export interface AttemptPolicy {
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
 export interface AttemptCounter {
+  readonly policy: AttemptPolicy
   /** Seconds until every key is under the limit again; 0 when none is at it. */
   retryAfter(keys: readonly string[]): Promise<number>
   /**
@@ -38,7 +45,10 @@ export interface AttemptCounter {
 
 /** Refusal of a credential check because too many attempts failed lately; says when to retry. */
 export class TooManyAttempts extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly policy: AttemptPolicy,
+  ) {
     // The wait is in Retry-After only, so that bodies do not differ by the second they were sent in.
     super('rate_limited', 'too many failed authentication attempts; try again after Retry-After seconds')
   }
@@ -85,11 +95,14 @@ interface Window {
  */
 export class MemoryAttemptCounter implements AttemptCounter {
   readonly #windows = new Map<string, Window>()
+  readonly policy: AttemptPolicy
 
   constructor(
     private readonly limit: number,
     private readonly options: { windowMs?: number; maxKeys?: number; now?: () => number } = {},
-  ) {}
+  ) {
+    this.policy = { limit, windowSeconds: Math.ceil((options.windowMs ?? 60_000) / 1000) }
+  }
 
   get size(): number {
     return this.#windows.size

@@ -71,10 +71,12 @@ export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
         reply.header('www-authenticate', challenges)
       }
       // RFC 6585 §4 and RFC 9110 §10.2.3: when to try again. The quota is AUTH_FAILURES_PER_MINUTE
-      // per address and per name; the RateLimit field (draft-ietf-httpapi-ratelimit-headers) says
-      // none is left until then.
+      // per address and per name; the RateLimit fields (draft-ietf-httpapi-ratelimit-headers) name
+      // it and say none is left until then.
       if (error instanceof TooManyAttempts) {
+        const { limit, windowSeconds } = error.policy
         reply.header('retry-after', String(error.retryAfterSeconds))
+        reply.header('ratelimit-policy', `"auth-failures";q=${limit};w=${windowSeconds}`)
         reply.header('ratelimit', `"auth-failures";r=0;t=${error.retryAfterSeconds}`)
       }
       throw error

@@ -278,6 +278,7 @@ for (const target of storeTargets) {
         `Retry-After: ${res.header('retry-after')}`,
       )
       assert.equal(res.header('ratelimit'), `"auth-failures";r=0;t=${seconds}`)
+      assert.equal(res.header('ratelimit-policy'), '"auth-failures";q=3;w=60')
       assert.equal(res.header('www-authenticate'), undefined)
     }
 

@@ -28,6 +28,7 @@ async function take(attempts: MemoryAttemptCounter, keys: string[]): Promise<Tic
 describe('MemoryAttemptCounter', () => {
   it('takes up to the limit, then refuses with the seconds left in the window', async () => {
     const { attempts, advance } = counter(3)
+    assert.deepEqual(attempts.policy, { limit: 3, windowSeconds: 60 })
     for (let i = 0; i < 3; i++) await take(attempts, ['a'])
     assert.deepEqual(await attempts.take(['a']), { retryAfterSeconds: 60 })
     advance(59_001)
