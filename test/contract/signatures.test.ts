@@ -254,6 +254,20 @@ for (const target of storeTargets) {
         await signedPost(eventBody(), { key: { id: 'not-a-key', secret: editorKey.secret } }),
         true,
       )
+      // The same with the helper: a secret that is not the key's.
+      const body = eventBody()
+      const fields = signRequest({
+        method: 'POST',
+        url: `http://${a.authority}/events`,
+        headers: { 'content-type': types.json },
+        body,
+        keyId: editorKey.id,
+        secret: newKeySecret(),
+      })
+      assertRefused(
+        await a.http('POST', '/events', { headers: { 'content-type': types.json, ...fields }, body }),
+        true,
+      )
       assert.equal(await total(), before)
     })
 
@@ -286,6 +300,14 @@ for (const target of storeTargets) {
         await a.http('DELETE', `/events/%3${String(event.id).slice(-1)}`, { headers: signedAs({}) }),
         false,
       )
+      // The same with the helper: signed for another event's URL.
+      const helper = signRequest({
+        method: 'DELETE',
+        url: `http://${a.authority}/events/${event.id + 1000}`,
+        keyId: editorKey.id,
+        secret: editorKey.secret,
+      })
+      assertRefused(await a.http('DELETE', path, { headers: { ...helper } }), false)
       assert.equal((await a.http('GET', path)).status, 200, 'the event is still there')
     })
 
@@ -375,6 +397,18 @@ for (const target of storeTargets) {
       // A nonce is the key's own: another key may use the same one.
       const otherKey = await addKey(a.store)
       assert.equal((await signedPost(eventBody(), { nonce, key: otherKey }, b)).status, 201)
+    })
+
+    it('accepts exactly one of concurrent requests carrying one nonce, across instances', async () => {
+      const before = await total()
+      const nonce = newNonce()
+      const created = now()
+      // The pair's primary key decides, whichever instance inserts first.
+      const results = await Promise.all(
+        [a, b, a, b].map((on) => signedPost(eventBody(), { nonce, created }, on)),
+      )
+      assert.deepEqual(results.map((r) => r.status).sort(), [201, 401, 401, 401])
+      assert.equal(await total(), before + 1)
     })
 
     it('refuses an algorithm other than hmac-sha256, a tag other than ers-v1, a short nonce and unknown parameters', async () => {
