@@ -1,6 +1,7 @@
 // Request signatures (CONTRACT.md §4, profile `ers-v1` of RFC 9421) as an authentication scheme
-// tried before Basic: the API key's principal when the request carries a valid signature, nothing
-// when it carries none, a 401 for any other. Signing is on when KEY_ENCRYPTION_KEY is set (without
+// tried after Basic (a request with an Authorization field is Basic's to judge): the API key's
+// principal when the request carries a valid signature, nothing when it carries none, a 401 for
+// any other. Signing is on when KEY_ENCRYPTION_KEY is set (without
 // it no secret can be opened); then every 401 also carries its challenge and Accept-Signature.
 //
 // What the server takes as the signed request target: `@authority` is the Host field, and `@path`
@@ -46,7 +47,7 @@ export interface SignatureSettings {
 export const signatureChallenge = `Signature realm="events", tag="${signatureTag}", alg="${signatureAlgorithm}"`
 
 /**
- * The signature scheme, to be tried before Basic, with what it needs around it: the check of the
+ * The signature scheme, to be tried after Basic, with what it needs around it: the check of the
  * body against the signed digest (signed-body.ts, called by the body parser with the bytes) and
  * Accept-Signature (RFC 9421 §5.1) on every 401. None when signing is off.
  */
