@@ -1,8 +1,8 @@
 // Request signatures (CONTRACT.md §4, profile `ers-v1` of RFC 9421) as an authentication scheme
 // tried after Basic (a request with an Authorization field is Basic's to judge): the API key's
 // principal when the request carries a valid signature, nothing when it carries none, a 401 for
-// any other. Signing is on when KEY_ENCRYPTION_KEY is set (without
-// it no secret can be opened); then every 401 also carries its challenge and Accept-Signature.
+// any other. Signing is on when KEY_ENCRYPTION_KEY is set (without it no secret can be opened);
+// then every 401 also carries its challenge and Accept-Signature.
 //
 // What the server takes as the signed request target: `@authority` is the Host field, and `@path`
 // and `@query` the request target exactly as received (RFC 9421 §2.2.6: never percent-decoded).
