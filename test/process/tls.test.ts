@@ -14,7 +14,7 @@ import { type TLSSocket, connect as tlsConnect } from 'node:tls'
 import { Agent, request } from 'undici'
 import { runServerToExit, type SpawnedServer, spawnServer } from '../support/process.ts'
 import { readResponse, startService, type TestService } from '../support/service.ts'
-import { storeTargets } from '../support/stores.ts'
+import { type StoreTarget, storeTargets } from '../support/stores.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ers-tls-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -93,17 +93,18 @@ function logged(server: SpawnedServer, pattern: RegExp, from = 0): Promise<strin
 }
 
 describe('HTTPS through startService', () => {
-  const [target] = storeTargets
+  // TLS sits below routing and storage: one store (SQLite, always present) is enough here.
+  const target = storeTargets[0] as StoreTarget
   const certificate = makeCertificate()
   const dispatcher = new Agent({ connect: { ca: certificate.pem } })
   let service: TestService
   let plain: TestService
   before(async () => {
-    service = await startService(target as (typeof storeTargets)[number], {
+    service = await startService(target, {
       tlsCert: certificate.cert,
       tlsKey: certificate.key,
     })
-    plain = await startService(target as (typeof storeTargets)[number])
+    plain = await startService(target)
   })
   after(async () => {
     await dispatcher.close()
