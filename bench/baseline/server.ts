@@ -1,0 +1,119 @@
+// The baseline: a framework-free node:http server answering the benchmark's operations with the
+// service's bytes (representation, links, Content-Type, ETag, Content-Length) and doing the least
+// that takes: prepared statements, a JSON.parse of the body, no logging, no authentication.
+// What the service does beyond this is what its ratio to the baseline prices.
+//
+//   BASELINE_DATABASE_URL=sqlite:/path/events.db PORT=8081 node --import tsx bench/baseline/server.ts
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { postgresQueries } from './postgres-queries.ts'
+import type { BaselineQueries } from './queries.ts'
+import {
+  collectionJson,
+  eventJson,
+  eventsType,
+  eventType,
+  pageEtag,
+  pageLinks,
+  versionEtag,
+} from './represent.ts'
+import { sqliteQueries } from './sqlite-queries.ts'
+
+const databaseUrl = process.env.BASELINE_DATABASE_URL ?? ''
+const queries: BaselineQueries = databaseUrl.startsWith('sqlite:')
+  ? sqliteQueries(databaseUrl.slice('sqlite:'.length))
+  : postgresQueries(databaseUrl, Number(process.env.DB_POOL_SIZE ?? 10))
+
+const eventPath = /^\/events\/([1-9]\d{0,15})$/
+
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
+  res.end(body)
+}
+
+const problem = (res: ServerResponse, status: number, title: string) =>
+  send(res, status, 'application/problem+json', JSON.stringify({ type: 'about:blank', title, status }))
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  if (chunks.length === 0) return {}
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const numbers = (params: URLSearchParams) =>
+  Object.fromEntries([...params].map(([key, value]) => [key, Number(value)]))
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/'
+  const method = req.method ?? 'GET'
+  const byId = eventPath.exec(url)
+  if (byId && method === 'GET') {
+    const row = await queries.getEvent(Number(byId[1]))
+    if (!row) return problem(res, 404, 'Not Found')
+    return send(res, 200, eventType, eventJson(row), { etag: versionEtag(row.version) })
+  }
+  if (byId && method === 'PUT') {
+    const body = await readJson(req)
+    const date = typeof body?.date === 'string' ? Date.parse(body.date) : Number.NaN
+    if (typeof body?.title !== 'string' || Number.isNaN(date))
+      return problem(res, 422, 'Unprocessable Content')
+    const row = await queries.updateEvent(Number(byId[1]), body.title, date)
+    if (!row) return problem(res, 404, 'Not Found')
+    return send(res, 200, eventType, eventJson(row), { etag: versionEtag(row.version) })
+  }
+  const [path, query] = url.split('?', 2)
+  if (path === '/events' && method === 'GET') {
+    // The JSON body is the contract's way; the query string serves bench/verify.ts (fetch sends no GET body).
+    const body = query === undefined ? await readJson(req) : numbers(new URLSearchParams(query))
+    const page = body?.page ?? 1
+    const perPage = body?.per_page ?? 20
+    if (!Number.isSafeInteger(page) || !Number.isSafeInteger(perPage)) return problem(res, 400, 'Bad Request')
+    const p = page as number
+    const n = perPage as number
+    const { total, rows } = await queries.page(n, (p - 1) * n)
+    return send(res, 200, eventsType, collectionJson(total, rows), {
+      etag: pageEtag(p, n, total, rows),
+      link: pageLinks(p, n, total),
+    })
+  }
+  if (url === '/events' && method === 'POST') {
+    const body = await readJson(req)
+    const date = typeof body?.date === 'string' ? Date.parse(body.date) : Number.NaN
+    if (typeof body?.title !== 'string' || Number.isNaN(date) || !Number.isSafeInteger(body.location_id)) {
+      return problem(res, 422, 'Unprocessable Content')
+    }
+    const row = await queries.insertEvent(body.title, date, body.location_id as number)
+    return send(res, 201, eventType, eventJson(row), {
+      etag: versionEtag(row.version),
+      location: `/events/${row.id}`,
+    })
+  }
+  if (url === '/health/ready') return send(res, 200, 'text/plain', 'ok')
+  return problem(res, 404, 'Not Found')
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch(() => {
+    if (!res.headersSent) problem(res, 500, 'Internal Server Error')
+    else res.destroy()
+  })
+})
+server.listen(Number(process.env.PORT ?? 8081), process.env.HOST ?? '127.0.0.1')
+
+const stop = () => {
+  server.close(() => void queries.close().then(() => process.exit(0)))
+  server.closeIdleConnections()
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

@@ -1,0 +1,78 @@
+// Databases of the harness's own: made for a run, copied for the baseline, dropped afterwards.
+import { randomBytes } from 'node:crypto'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+export type StoreName = 'sqlite' | 'postgres'
+
+export interface Database {
+  readonly url: string
+  drop(): Promise<void>
+}
+
+export interface DatabaseFactory {
+  readonly store: StoreName
+  /** A new, empty database. */
+  create(): Promise<Database>
+  /** A new database holding what `source` holds now (nothing may be connected to it). */
+  copy(source: Database): Promise<Database>
+}
+
+export function sqliteDatabases(): DatabaseFactory {
+  const newFile = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ers-bench-'))
+    const path = join(dir, 'events.db')
+    return { path, url: `sqlite:${path}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  return {
+    store: 'sqlite',
+    async create() {
+      const { url, drop } = newFile()
+      return { url, drop }
+    },
+    async copy(source) {
+      const from = source.url.slice('sqlite:'.length)
+      const target = newFile()
+      // The importer closed its connection, which checkpoints the WAL; copy one if it is there.
+      for (const suffix of ['', '-wal']) {
+        if (existsSync(from + suffix)) copyFileSync(from + suffix, target.path + suffix)
+      }
+      return { url: target.url, drop: target.drop }
+    },
+  }
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+export function postgresDatabases(adminUrl: string): DatabaseFactory {
+  const named = async (create: (quoted: string) => string): Promise<Database> => {
+    const name = `ers_bench_${randomBytes(6).toString('hex')}`
+    const quoted = `"${name}"` // [a-z0-9_] only: nothing to escape
+    await withClient(adminUrl, (c) => c.query(create(quoted)))
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    return {
+      url: url.toString(),
+      drop: () =>
+        withClient(adminUrl, (c) => c.query(`drop database if exists ${quoted} with (force)`)).then(() => {}),
+    }
+  }
+  return {
+    store: 'postgres',
+    create: () => named((quoted) => `create database ${quoted}`),
+    // A file-level copy of the template: seconds even at a million events.
+    copy: (source) =>
+      named((quoted) => `create database ${quoted} template "${new URL(source.url).pathname.slice(1)}"`),
+  }
+}

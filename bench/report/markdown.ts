@@ -1,0 +1,49 @@
+// A result as a Markdown table, for the terminal and for bench/results/*.md.
+import type { BenchResult, Measured } from '../result.ts'
+
+const int = (n: number) => Math.round(n).toLocaleString('en')
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
+const mib = (bytes: number | undefined) =>
+  bytes === undefined ? '—' : `${(bytes / 1_048_576).toFixed(0)} MiB`
+const errors = (m: Measured) => m.non2xx + m.socketErrors
+
+export function markdown(result: BenchResult): string {
+  const lines = [
+    `# Benchmark ${result.date} (${result.commit}${result.dirty ? ', uncommitted changes in src/' : ''})`,
+    '',
+    `- store: ${result.store}, ${int(result.events)} events${result.smoke ? ' (smoke run: the figures mean nothing)' : ''}`,
+    `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (autocannon, its own process)`,
+    `- ${result.pinning}`,
+    `- peak RSS: ${result.peakRss}`,
+    `- service LOG_LEVEL=${result.logLevel}; Node ${result.machine.node}, ${result.machine.cpus} × ${result.machine.cpu}`,
+    `- baseline bytes: ${result.verification.identical ? 'identical to the service’s (checked before the runs)' : `DIFFER: ${result.verification.differences.join('; ')}`}`,
+    '',
+    '| scenario | events | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...result.scenarios.map(
+      (s) =>
+        `| ${s.scenario} | ${int(s.events)} | ${int(s.service.rps)} | ${int(s.baseline.rps)} | ${s.ratio.toFixed(2)} | ` +
+        `${ms(s.service.p50Ms)} / ${ms(s.service.p99Ms)} | ${ms(s.baseline.p50Ms)} / ${ms(s.baseline.p99Ms)} | ` +
+        `${errors(s.service)} / ${errors(s.baseline)} | ${mib(s.service.peakRssBytes)} |`,
+    ),
+  ]
+  if (result.growth.length > 0) {
+    lines.push(
+      '',
+      'Growth (requests/s at the larger size ÷ at the smaller; 1.00 is flat):',
+      '',
+      '| scenario | sizes | service | baseline |',
+      '| --- | --- | ---: | ---: |',
+      ...result.growth.map(
+        (g) =>
+          `| ${g.scenario} | ${int(g.baseEvents)} → ${int(g.events)} | ${g.serviceGrowth.toFixed(2)} | ${g.baselineGrowth.toFixed(2)} |`,
+      ),
+    )
+  }
+  lines.push(
+    '',
+    'ratio = service req/s ÷ baseline req/s (the baseline is the limit: bench/README.md). Writes to the baseline are unauthenticated.',
+    '',
+  )
+  return lines.join('\n')
+}

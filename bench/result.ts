@@ -1,0 +1,50 @@
+// The shape of a result file (bench/results/*.json), written by run.ts and read by --compare.
+import type { LoadFigures } from './load-driver.ts'
+import type { ScenarioName } from './scenarios.ts'
+import type { Verification } from './verify.ts'
+
+export interface Measured extends LoadFigures {
+  /** VmHWM of the server during the run (since its start where the kernel cannot reset it), bytes. */
+  readonly peakRssBytes: number | undefined
+}
+
+export interface ScenarioResult {
+  readonly scenario: ScenarioName
+  readonly what: string
+  /** Events in the database when the run began. */
+  readonly events: number
+  readonly service: Measured
+  readonly baseline: Measured
+  /** Service requests/s ÷ baseline requests/s. */
+  readonly ratio: number
+  /** Non-2xx answers and socket errors of both servers. */
+  readonly errors: number
+}
+
+export interface GrowthResult {
+  readonly scenario: ScenarioName
+  readonly baseEvents: number
+  readonly events: number
+  /** Requests/s at `events` ÷ requests/s at `baseEvents`: 1 is flat. */
+  readonly serviceGrowth: number
+  readonly baselineGrowth: number
+}
+
+export interface BenchResult {
+  readonly format: 1
+  readonly date: string
+  readonly commit: string
+  /** Uncommitted changes in src/ when it ran. */
+  readonly dirty: boolean
+  readonly store: 'sqlite' | 'postgres'
+  readonly events: number
+  readonly smoke: boolean
+  readonly run: { readonly seconds?: number; readonly requests?: number; readonly connections: number }
+  readonly pinning: string
+  readonly peakRss: string
+  readonly logLevel: string
+  readonly machine: { readonly node: string; readonly cpus: number; readonly cpu: string }
+  readonly verification: Verification
+  readonly scenarios: ScenarioResult[]
+  readonly growth: GrowthResult[]
+}

@@ -1,0 +1,270 @@
+// `npm run bench`: the service (node dist/main.js) beside the baseline (bench/baseline/), both on
+// copies of one database filled by the importer, driven by autocannon from a process of its own.
+// Prints a table and writes JSON, Markdown and an SVG chart to bench/results/. See bench/README.md.
+import { execFileSync } from 'node:child_process'
+import { cpus } from 'node:os'
+import { ensureBuild } from './build.ts'
+import { type DatabaseFactory, postgresDatabases, sqliteDatabases } from './databases.ts'
+import { type Credentials, fillDatabase } from './dataset.ts'
+import type { LoadRun } from './load-driver.ts'
+import { type Options, parseOptions, usage } from './options.ts'
+import { choosePinning, type Pinning } from './pinning.ts'
+import {
+  freePort,
+  type LoadDriver,
+  type RunningServer,
+  repoRoot,
+  startLoadDriver,
+  startServer,
+} from './processes.ts'
+import { compareResults } from './report/compare.ts'
+import { markdown } from './report/markdown.ts'
+import type { BenchResult, GrowthResult, Measured, ScenarioResult } from './result.ts'
+import { writeResults } from './results-files.ts'
+import { type RequestPlan, type ScenarioName, scenarios } from './scenarios.ts'
+import { type Verification, verifySameBytes } from './verify.ts'
+
+const started = Date.now()
+const log = (line: string) =>
+  process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(1)} s]: ${line}\n`)
+
+/** Everything started for one database size, and how to take it down. */
+interface Pair {
+  readonly events: number
+  readonly locations: number
+  readonly service: RunningServer
+  readonly baseline: RunningServer
+  readonly credentials: Credentials
+  readonly verification: Verification
+}
+
+const cleanups: (() => Promise<void>)[] = []
+async function cleanUp() {
+  for (const step of cleanups.splice(0).reverse())
+    await step().catch((e: Error) => log(`cleanup: ${e.message}`))
+}
+
+async function startPair(
+  options: Options,
+  factory: DatabaseFactory,
+  pinning: Pinning,
+  events: number,
+): Promise<Pair> {
+  const database = await factory.create()
+  cleanups.push(() => database.drop())
+  const { dataset, credentials } = await fillDatabase(database.url, events, undefined, log)
+  const copy = await factory.copy(database)
+  cleanups.push(() => copy.drop())
+  const servicePort = await freePort()
+  const service = await startServer(
+    'service',
+    pinning.server([process.execPath, 'dist/main.js']),
+    {
+      ...process.env,
+      DATABASE_URL: database.url,
+      HOST: '127.0.0.1',
+      PORT: String(servicePort),
+      LOG_LEVEL: options.logLevel,
+      SEED: 'false',
+      KEY_ENCRYPTION_KEY: credentials.keyEncryptionKey,
+      // Every request of a run carries the right credentials; a limit on failures must not interfere.
+      AUTH_FAILURES_PER_MINUTE: '1000000',
+      NODE_ENV: 'production',
+    },
+    servicePort,
+    '/health/ready',
+  )
+  cleanups.push(() => service.stop())
+  const baselinePort = await freePort()
+  const baseline = await startServer(
+    'baseline',
+    pinning.server([process.execPath, '--import', 'tsx', 'bench/baseline/server.ts']),
+    { ...process.env, BASELINE_DATABASE_URL: copy.url, HOST: '127.0.0.1', PORT: String(baselinePort) },
+    baselinePort,
+    '/health/ready',
+  )
+  cleanups.push(() => baseline.stop())
+  const verification = await verifySameBytes(
+    { baseUrl: service.baseUrl, authorization: basic(credentials) },
+    { baseUrl: baseline.baseUrl },
+    events,
+  )
+  if (!verification.identical)
+    log(`WARNING: the baseline answers differently:\n  ${verification.differences.join('\n  ')}`)
+  // The verification's POST added one event on each side: ids 1..events still all exist.
+  return { events, locations: dataset.locations, service, baseline, credentials, verification }
+}
+
+const basic = (c: Credentials) => `Basic ${Buffer.from(`${c.user}:${c.password}`).toString('base64')}`
+
+async function measure(
+  driver: LoadDriver,
+  server: RunningServer,
+  options: Options,
+  plan: RequestPlan,
+): Promise<Measured> {
+  const base: Omit<LoadRun, 'length'> = { plan, connections: options.connections }
+  await driver.run({ ...base, length: options.warmup })
+  const reset = server.resetPeak()
+  if (!reset) peakSinceStart = true
+  const length =
+    options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests ?? 300 }
+  const figures = await driver.run({ ...base, length })
+  return { ...figures, peakRssBytes: server.peakRss() }
+}
+
+let peakSinceStart = false
+
+async function runScenario(
+  driver: LoadDriver,
+  pair: Pair,
+  options: Options,
+  scenario: ScenarioName,
+): Promise<ScenarioResult> {
+  const plan = (server: RunningServer, forService: boolean): RequestPlan => ({
+    scenario,
+    baseUrl: server.baseUrl,
+    events: pair.events,
+    locations: pair.locations,
+    perPage: 20,
+    ...(forService && scenarios[scenario].auth === 'basic' && { authorization: basic(pair.credentials) }),
+    ...(forService && scenarios[scenario].auth === 'signature' && { signingKey: pair.credentials.key }),
+  })
+  log(`${scenario} at ${pair.events.toLocaleString('en')} events: service…`)
+  const service = await measure(driver, pair.service, options, plan(pair.service, true))
+  log(`${scenario} at ${pair.events.toLocaleString('en')} events: baseline…`)
+  const baseline = await measure(driver, pair.baseline, options, plan(pair.baseline, false))
+  return {
+    scenario,
+    what: scenarios[scenario].what,
+    events: pair.events,
+    service,
+    baseline,
+    ratio: baseline.rps > 0 ? service.rps / baseline.rps : 0,
+    errors: service.non2xx + service.socketErrors + baseline.non2xx + baseline.socketErrors,
+  }
+}
+
+function gitCommit(): { commit: string; dirty: boolean } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot }).toString().trim()
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: repoRoot }).toString().trim() !== ''
+    return { commit, dirty }
+  } catch {
+    return { commit: 'unknown', dirty: false }
+  }
+}
+
+// Reads first, while the data set is as imported; then the writes, POST last since it grows the table.
+const order: ScenarioName[] = [
+  'get-event',
+  'get-page',
+  'put-event',
+  'signed-put-event',
+  'mix-90-10',
+  'post-event',
+]
+const growthScenarios: ScenarioName[] = ['growth-get-event', 'growth-get-page-1']
+
+async function bench(options: Options): Promise<BenchResult> {
+  await ensureBuild(log)
+  const pinning = choosePinning(options.pin)
+  log(pinning.description)
+  const factory = options.store === 'sqlite' ? sqliteDatabases() : postgresDatabases(options.databaseUrl)
+  const driver = startLoadDriver(pinning.load)
+  cleanups.push(() => driver.stop())
+  const results: ScenarioResult[] = []
+  const growth: GrowthResult[] = []
+
+  const pair = await startPair(options, factory, pinning, options.events)
+  const wanted = order.filter((s) => options.scenarios.includes(s))
+  for (const scenario of wanted.filter((s) => s === 'get-event' || s === 'get-page')) {
+    results.push(await runScenario(driver, pair, options, scenario))
+  }
+  const atSize = options.growth ? await runAll(driver, pair, options, growthScenarios) : []
+  results.push(...atSize)
+  for (const scenario of wanted.filter((s) => s !== 'get-event' && s !== 'get-page')) {
+    results.push(await runScenario(driver, pair, options, scenario))
+  }
+  let verification = pair.verification
+  if (options.growth) {
+    await pair.service.stop()
+    await pair.baseline.stop()
+    const small = await startPair(options, factory, pinning, options.growthBase)
+    if (!small.verification.identical) verification = small.verification
+    const atBase = await runAll(driver, small, options, growthScenarios)
+    results.push(...atBase)
+    for (const large of atSize) {
+      const base = atBase.find((r) => r.scenario === large.scenario)
+      if (!base) continue
+      growth.push({
+        scenario: large.scenario,
+        baseEvents: base.events,
+        events: large.events,
+        serviceGrowth: base.service.rps > 0 ? large.service.rps / base.service.rps : 0,
+        baselineGrowth: base.baseline.rps > 0 ? large.baseline.rps / base.baseline.rps : 0,
+      })
+    }
+  }
+  const { commit, dirty } = gitCommit()
+  return {
+    format: 1,
+    date: new Date().toISOString(),
+    commit,
+    dirty,
+    store: options.store,
+    events: options.events,
+    smoke: options.smoke,
+    run: {
+      ...(options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests }),
+      connections: options.connections,
+    },
+    pinning: pinning.description,
+    peakRss: peakSinceStart
+      ? 'VmHWM since the server started (this kernel would not reset it per run)'
+      : 'VmHWM during each measured run (reset through /proc/<pid>/clear_refs before it)',
+    logLevel: options.logLevel,
+    machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? 'unknown' },
+    verification,
+    scenarios: results,
+    growth,
+  }
+}
+
+async function runAll(driver: LoadDriver, pair: Pair, options: Options, names: ScenarioName[]) {
+  const out: ScenarioResult[] = []
+  for (const scenario of names) out.push(await runScenario(driver, pair, options, scenario))
+  return out
+}
+
+async function main() {
+  let options: Options
+  try {
+    options = parseOptions(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${usage}`)
+    process.exitCode = 2
+    return
+  }
+  if (options.compare) {
+    process.stdout.write(compareResults(...options.compare))
+    return
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanUp().then(() => process.exit(130)))
+  }
+  try {
+    const result = await bench(options)
+    const files = writeResults(result, options.resultsDir)
+    process.stdout.write(`${markdown(result)}\n`)
+    log(`results: ${files.join(', ')}`)
+  } catch (error) {
+    process.stderr.write(`bench: failed: ${(error as Error).stack ?? error}\n`)
+    process.exitCode = 1
+  } finally {
+    await cleanUp()
+  }
+}
+
+await main()

@@ -1,0 +1,166 @@
+// The scenarios: what each request of a run looks like. Pure data and functions, shared by the load
+// driver (bench/load-driver.ts) and the report. Each request is drawn at random from the data set:
+// ids 1..events exist in both the service's and the baseline's copy of the database.
+
+export type ScenarioName =
+  | 'get-event'
+  | 'get-page'
+  | 'put-event'
+  | 'signed-put-event'
+  | 'post-event'
+  | 'mix-90-10'
+  | 'growth-get-event'
+  | 'growth-get-page-1'
+
+export interface Scenario {
+  readonly name: ScenarioName
+  /** One line for the report: what it measures. */
+  readonly what: string
+  /** The service's requests are authenticated (Basic or signed); the baseline's never are. */
+  readonly auth: 'none' | 'basic' | 'signature'
+}
+
+export const scenarios: Record<ScenarioName, Scenario> = {
+  'get-event': { name: 'get-event', what: 'GET /events/<random id>', auth: 'none' },
+  'get-page': {
+    name: 'get-page',
+    what: 'GET /events with a JSON body {"page": <random>, "per_page": 20}',
+    auth: 'none',
+  },
+  'put-event': {
+    name: 'put-event',
+    what: 'PUT /events/<random id>, Basic auth (the same credentials each time); baseline unauthenticated',
+    auth: 'basic',
+  },
+  'signed-put-event': {
+    name: 'signed-put-event',
+    what: 'PUT /events/<random id> signed (RFC 9421, ers-v1), a fresh nonce each time; baseline unauthenticated',
+    auth: 'signature',
+  },
+  'post-event': {
+    name: 'post-event',
+    what: 'POST /events, Basic auth; baseline unauthenticated',
+    auth: 'basic',
+  },
+  'mix-90-10': {
+    name: 'mix-90-10',
+    what: '70% GET /events/<id>, 20% GET a random page, 10% authenticated PUT',
+    auth: 'basic',
+  },
+  'growth-get-event': { name: 'growth-get-event', what: 'GET /events/<random id>', auth: 'none' },
+  'growth-get-page-1': {
+    name: 'growth-get-page-1',
+    what: 'GET /events with {"page": 1, "per_page": 20}',
+    auth: 'none',
+  },
+}
+
+/** What a load driver needs to draw requests for one target. */
+export interface RequestPlan {
+  readonly scenario: ScenarioName
+  readonly baseUrl: string
+  /** Events 1..events exist. */
+  readonly events: number
+  readonly locations: number
+  readonly perPage: number
+  /** `Basic …` for the service; absent for the baseline. */
+  readonly authorization?: string
+  /** An API key for signed requests (service only). */
+  readonly signingKey?: { readonly id: string; readonly secret: string }
+}
+
+export interface DrawnRequest {
+  method: 'GET' | 'PUT' | 'POST'
+  path: string
+  headers: Record<string, string>
+  body?: string
+}
+
+export type Random = () => number
+
+const between = (random: Random, low: number, high: number) => low + Math.floor(random() * (high - low + 1))
+
+const eventDate = (random: Random) =>
+  new Date(Date.UTC(2027, 0, 1) + between(random, 0, 364) * 86_400_000).toISOString().replace('.000Z', 'Z')
+
+function getEvent(plan: RequestPlan, random: Random): DrawnRequest {
+  return {
+    method: 'GET',
+    path: `/events/${between(random, 1, plan.events)}`,
+    headers: { accept: 'application/vnd.service.event+json' },
+  }
+}
+
+function getPage(plan: RequestPlan, page: number): DrawnRequest {
+  return {
+    method: 'GET',
+    path: '/events',
+    headers: { accept: 'application/vnd.service.events+json', 'content-type': 'application/json' },
+    body: JSON.stringify({ page, per_page: plan.perPage }),
+  }
+}
+
+const randomPage = (plan: RequestPlan, random: Random) =>
+  getPage(plan, between(random, 1, Math.max(1, Math.ceil(plan.events / plan.perPage))))
+
+function withAuthorization(plan: RequestPlan, request: DrawnRequest): DrawnRequest {
+  if (plan.authorization === undefined) return request
+  return { ...request, headers: { ...request.headers, authorization: plan.authorization } }
+}
+
+function putEvent(plan: RequestPlan, random: Random): DrawnRequest {
+  const n = between(random, 1, 1_000_000)
+  return withAuthorization(plan, {
+    method: 'PUT',
+    path: `/events/${between(random, 1, plan.events)}`,
+    headers: { accept: 'application/vnd.service.event+json', 'content-type': 'application/json' },
+    body: JSON.stringify({ title: `Updated by the benchmark #${n}`, date: eventDate(random) }),
+  })
+}
+
+function postEvent(plan: RequestPlan, random: Random): DrawnRequest {
+  return withAuthorization(plan, {
+    method: 'POST',
+    path: '/events',
+    headers: { accept: 'application/vnd.service.event+json', 'content-type': 'application/json' },
+    body: JSON.stringify({
+      title: `Created by the benchmark #${between(random, 1, 1_000_000)}`,
+      date: eventDate(random),
+      location_id: between(random, 1, plan.locations),
+    }),
+  })
+}
+
+/**
+ * The next request of a scenario. `sign` adds the signature fields to a request (the load driver
+ * passes src/client/sign-request.ts; without a key the request goes unsigned, as to the baseline).
+ */
+export function drawRequest(
+  plan: RequestPlan,
+  random: Random = Math.random,
+  sign?: (request: DrawnRequest) => DrawnRequest,
+): DrawnRequest {
+  switch (plan.scenario) {
+    case 'get-event':
+    case 'growth-get-event':
+      return getEvent(plan, random)
+    case 'get-page':
+      return randomPage(plan, random)
+    case 'growth-get-page-1':
+      return getPage(plan, 1)
+    case 'put-event':
+      return putEvent(plan, random)
+    case 'signed-put-event': {
+      const unsigned = putEvent({ ...plan, authorization: undefined }, random)
+      return plan.signingKey && sign ? sign(unsigned) : unsigned
+    }
+    case 'post-event':
+      return postEvent(plan, random)
+    case 'mix-90-10': {
+      const roll = random()
+      if (roll < 0.7) return getEvent(plan, random)
+      if (roll < 0.9) return randomPage(plan, random)
+      return putEvent(plan, random)
+    }
+  }
+}
