@@ -60,6 +60,14 @@ export interface Config {
   readonly passwordHashMemoryKib: number
   /** Argon2id time cost (iterations) of new password hashes. */
   readonly passwordHashTimeCost: number
+  /** Reads allowed per client address per minute (0: no limit). */
+  readonly rateLimitReads: number
+  /** Writes allowed per principal (user or API key) per minute (0: no limit). */
+  readonly rateLimitWrites: number
+  /** `redis://…`: rate-limit counters shared by every instance; unset: each process counts alone. */
+  readonly redisUrl: string | undefined
+  /** Open connections allowed per client address at once (0: no limit). */
+  readonly maxConnectionsPerAddress: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -91,6 +99,10 @@ export const defaults: Config = Object.freeze({
   keyEncryptionKey: undefined,
   passwordHashMemoryKib: 19_456,
   passwordHashTimeCost: 2,
+  rateLimitReads: 1_200,
+  rateLimitWrites: 600,
+  redisUrl: undefined,
+  maxConnectionsPerAddress: 64,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -121,6 +133,10 @@ export const environmentNames: Record<keyof Config, string> = {
   keyEncryptionKey: 'KEY_ENCRYPTION_KEY',
   passwordHashMemoryKib: 'PASSWORD_HASH_MEMORY_KIB',
   passwordHashTimeCost: 'PASSWORD_HASH_TIME_COST',
+  rateLimitReads: 'RATE_LIMIT_READS',
+  rateLimitWrites: 'RATE_LIMIT_WRITES',
+  redisUrl: 'REDIS_URL',
+  maxConnectionsPerAddress: 'MAX_CONNECTIONS_PER_ADDRESS',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -209,6 +225,13 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     // OWASP's floor for Argon2id is m=19 MiB with t=2; nothing weaker is accepted.
     passwordHashMemoryKib: integer('passwordHashMemoryKib', 19_456, 4_194_304),
     passwordHashTimeCost: integer('passwordHashTimeCost', 2, 100),
+    rateLimitReads: integer('rateLimitReads', 0, 10_000_000),
+    rateLimitWrites: integer('rateLimitWrites', 0, 10_000_000),
+    redisUrl: raw.redisUrl ?? base.redisUrl,
+    maxConnectionsPerAddress: integer('maxConnectionsPerAddress', 0, 1_000_000),
+  }
+  if (config.redisUrl !== undefined && !/^rediss?:\/\/.+/.test(config.redisUrl)) {
+    problems.push(`REDIS_URL=${redactUrl(config.redisUrl)}: expected redis://host:port or rediss://…`)
   }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     problems.push('TLS_CERT and TLS_KEY: set both (HTTPS) or neither (plain HTTP)')

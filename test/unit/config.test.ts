@@ -51,6 +51,10 @@ describe('defaults', () => {
       keyEncryptionKey: undefined,
       passwordHashMemoryKib: 19_456,
       passwordHashTimeCost: 2,
+      rateLimitReads: 1_200,
+      rateLimitWrites: 600,
+      redisUrl: undefined,
+      maxConnectionsPerAddress: 64,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -99,6 +103,10 @@ describe('parseConfig', () => {
       keyEncryptionKey: 'a'.repeat(64),
       passwordHashMemoryKib: '65536',
       passwordHashTimeCost: '3',
+      rateLimitReads: '0',
+      rateLimitWrites: '30',
+      redisUrl: 'redis://127.0.0.1:6379/2',
+      maxConnectionsPerAddress: '8',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -127,6 +135,10 @@ describe('parseConfig', () => {
       keyEncryptionKey: 'a'.repeat(64),
       passwordHashMemoryKib: 65536,
       passwordHashTimeCost: 3,
+      rateLimitReads: 0,
+      rateLimitWrites: 30,
+      redisUrl: 'redis://127.0.0.1:6379/2',
+      maxConnectionsPerAddress: 8,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })
@@ -260,6 +272,13 @@ describe('parseConfig', () => {
       assert.equal(problems.length, 1)
       assert.doesNotMatch(problems[0] ?? '', new RegExp(text), 'the key itself is not echoed')
     }
+  })
+
+  it('takes only redis:// and rediss:// URLs for REDIS_URL, never echoing a password', () => {
+    assert.equal(parseConfig({ redisUrl: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380')
+    const problems = problemsOf(() => parseConfig({ redisUrl: 'http://u:hunter2@cache' }))
+    assert.equal(problems.length, 1)
+    assert.doesNotMatch(problems[0] ?? '', /hunter2/)
   })
 
   it('never takes password hash costs below the OWASP floor', () => {
