@@ -1,6 +1,6 @@
 // Child processes of the harness: the servers under test and the load driver.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { openSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { LoadFigures, LoadRun } from './load-driver.ts'
 
@@ -67,7 +67,9 @@ export async function startServer(
   const [command = '', ...args] = argv
   // Standard output (the request log, as production writes it) goes to /dev/null: its cost stays,
   // without filling a disk. Standard error is kept to explain a failed start.
-  const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  // BENCH_SERVER_LOG=FILE keeps it instead, to find out why a server would not start.
+  const stdout = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore'
+  const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', stdout, 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (d) => {
     stderr = (stderr + d).slice(-4000)
@@ -75,8 +77,12 @@ export async function startServer(
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 120_000
   for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`${name} exited with ${child.exitCode} at start: ${stderr.trim()}`)
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const how = child.signalCode ?? `status ${child.exitCode}`
+      throw new Error(
+        `${name} stopped (${how}) before it was ready: ${stderr.trim() || 'see BENCH_SERVER_LOG'}`,
+      )
+    }
     try {
       const res = await fetch(`${baseUrl}${readyPath}`)
       await res.arrayBuffer()

@@ -1,0 +1,93 @@
+// `npm run bench -- --smoke` works: every scenario ran against the service and the baseline,
+// reported its figures and met no error, and the baseline answered with the service's bytes.
+// Never a speed: the figures of a smoke run on a shared machine mean nothing.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import type { BenchResult } from '../../bench/result.ts'
+import { postgresSkipReason } from '../support/stores.ts'
+
+const repoRoot = new URL('../..', import.meta.url).pathname
+
+async function smoke(args: string[]): Promise<{ result: BenchResult; files: string[]; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ers-bench-smoke-'))
+  try {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--results-dir', dir, ...args],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let output = ''
+    child.stdout.on('data', (d) => {
+      output += d
+    })
+    child.stderr.on('data', (d) => {
+      output += d
+    })
+    const code = await new Promise((resolve) => child.once('close', resolve))
+    assert.equal(code, 0, output)
+    const files = readdirSync(dir).sort()
+    const json = files.find((f) => f.endsWith('.json'))
+    assert.ok(json, `no result file among ${files.join(', ')}`)
+    return { result: JSON.parse(readFileSync(join(dir, json), 'utf8')) as BenchResult, files, output }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smoke>>) {
+  assert.deepEqual(
+    files.map((f) => f.slice(f.lastIndexOf('.'))),
+    ['.json', '.md', '.svg'],
+  )
+  assert.equal(result.verification.identical, true, result.verification.differences.join('\n'))
+  const ran = result.scenarios.map((s) => `${s.scenario}@${s.events}`).sort()
+  assert.deepEqual(ran, [
+    'get-event@1000',
+    'get-page@1000',
+    'growth-get-event@1000',
+    'growth-get-event@200',
+    'growth-get-page-1@1000',
+    'growth-get-page-1@200',
+    'mix-90-10@1000',
+    'post-event@1000',
+    'put-event@1000',
+    'signed-put-event@1000',
+  ])
+  for (const s of result.scenarios) {
+    for (const [side, figures] of [
+      ['service', s.service],
+      ['baseline', s.baseline],
+    ] as const) {
+      const what = `${s.scenario}@${s.events} (${side})`
+      assert.ok(figures.requests >= 300, `${what}: ${figures.requests} requests`)
+      assert.equal(figures.non2xx, 0, `${what}: status codes ${JSON.stringify(figures.statusCodes)}`)
+      assert.equal(figures.socketErrors, 0, `${what}: socket errors`)
+      for (const figure of [figures.rps, figures.p50Ms, figures.p99Ms])
+        assert.ok(Number.isFinite(figure), what)
+    }
+    assert.ok(Number.isFinite(s.ratio), s.scenario)
+    assert.ok(output.includes(`| ${s.scenario} |`), `${s.scenario} missing from the printed table`)
+  }
+  assert.deepEqual(result.growth.map((g) => g.scenario).sort(), ['growth-get-event', 'growth-get-page-1'])
+}
+
+describe('npm run bench -- --smoke', () => {
+  it('[sqlite] runs every scenario on the service and the baseline, reports each, and meets no error', {
+    timeout: 120_000,
+  }, async () => {
+    assertComplete(await smoke([]))
+  })
+
+  it('[postgres] runs every scenario on the service and the baseline, reports each, and meets no error', {
+    timeout: 120_000,
+    skip: postgresSkipReason,
+  }, async () => {
+    assertComplete(
+      await smoke(['--store', 'postgres', '--database-url', process.env.DATABASE_URL_TEST_PG ?? '']),
+    )
+  })
+})
