@@ -14,24 +14,29 @@ export function compareResults(pathA: string, pathB: string): string {
     `A: ${pathA} (${a.commit}, ${a.store}, ${a.events} events, ${a.date})`,
     `B: ${pathB} (${b.commit}, ${b.store}, ${b.events} events, ${b.date})`,
     ...(a.pinning !== b.pinning ? [`note: pinning differs: A ${a.pinning}; B ${b.pinning}`] : []),
+    ...(a.smoke || b.smoke ? ['note: a smoke run is among them: its figures mean nothing'] : []),
+    ...(JSON.stringify(a.run) !== JSON.stringify(b.run)
+      ? [`note: run lengths differ: A ${JSON.stringify(a.run)}; B ${JSON.stringify(b.run)}`]
+      : []),
     '',
-    '| scenario | events | service req/s A → B | change | p99 ms A → B | ratio A → B |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | events | service req/s A → B | change | p99 ms A → B | ratio A → B | baseline req/s A → B |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const s of b.scenarios) {
     const old = before.get(key(s))
     before.delete(key(s))
     if (!old) {
       lines.push(
-        `| ${s.scenario} | ${s.events} | — → ${Math.round(s.service.rps)} | new | — → ${s.service.p99Ms} | — → ${s.ratio.toFixed(2)} |`,
+        `| ${s.scenario} | ${s.events} | — → ${Math.round(s.service.rps)} | new | — → ${s.service.p99Ms} | — → ${s.ratio.toFixed(2)} | — → ${Math.round(s.baseline.rps)} |`,
       )
       continue
     }
     lines.push(
       `| ${s.scenario} | ${s.events} | ${Math.round(old.service.rps)} → ${Math.round(s.service.rps)} | ${pct(old.service.rps, s.service.rps)} | ` +
-        `${old.service.p99Ms} → ${s.service.p99Ms} | ${old.ratio.toFixed(2)} → ${s.ratio.toFixed(2)} |`,
+        `${old.service.p99Ms} → ${s.service.p99Ms} | ${old.ratio.toFixed(2)} → ${s.ratio.toFixed(2)} | ` +
+        `${Math.round(old.baseline.rps)} → ${Math.round(s.baseline.rps)} |`,
     )
   }
-  for (const s of before.values()) lines.push(`| ${s.scenario} | ${s.events} | only in A | | | |`)
+  for (const s of before.values()) lines.push(`| ${s.scenario} | ${s.events} | only in A | | | | |`)
   return `${lines.join('\n')}\n`
 }
