@@ -18,7 +18,7 @@ export function ratioChart(result: BenchResult): string {
   const gap = 8
   const top = 50
   const max = Math.max(1.2, ...bars.map((b) => b.value))
-  const x = (v: number) => labelWidth + (Math.min(v, max) / max) * plotWidth
+  const x = (v: number) => Math.round((labelWidth + (Math.min(v, max) / max) * plotWidth) * 10) / 10
   const height = top + bars.length * (barHeight + gap) + 40
   const width = labelWidth + plotWidth + 70
   const rules = [0.5, 1].map(
