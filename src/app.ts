@@ -18,6 +18,8 @@ import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
+import { registerRateLimits } from './http/rate-limit.ts'
+import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
 import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
@@ -31,12 +33,17 @@ export interface AppDependencies {
   readonly store: EventStore
   /** A pino logger; built from config.logLevel when absent. */
   readonly logger?: FastifyBaseLogger
+  /**
+   * Prefix of the rate-limit keys in Redis (default `ers:rate:`). Tests give each test its own, so
+   * that tests sharing one Redis never share counters; services sharing counters use the same.
+   */
+  readonly rateLimitKeyPrefix?: string
 }
 
 // A request id the client sent is kept when it is short and plain, so it can be logged and echoed.
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function buildApp({ config, store, logger }: AppDependencies): FastifyInstance {
+export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDependencies): FastifyInstance {
   const trust = proxyTrust(config.trustProxy)
   // Read and checked before anything else: a bad file stops start-up with one plain line.
   const tls =
@@ -118,6 +125,10 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   // Schemes in the order they are tried, and their challenges listed (http/authenticate.ts): Basic,
   // then a request signature when KEY_ENCRYPTION_KEY is set.
   const signatures = registerSignatures(app, { store, keyEncryptionKey: config.keyEncryptionKey, trust })
+  // Before the pipeline, so that reads are counted before their credentials are checked; writes
+  // are counted after authentication, by principal (http/rate-limit.ts).
+  const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
+  registerRateLimits(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
   registerPipeline(app, authenticator([basicScheme(verifier), ...signatures]))
 
   // A response finished during a drain closes its connection, so a keep-alive client does not hold
@@ -165,7 +176,18 @@ export function buildApp({ config, store, logger }: AppDependencies): FastifyIns
   eventRoutes(app, store, config.maxPerPage)
   locationRoutes(app, store)
   relationRoutes(app)
-  healthRoutes(app, store)
+  healthRoutes(app, store, counters)
   registerMetrics(app, store)
   return app
+}
+
+/** The counters of the request rate limits: shared through Redis when REDIS_URL is set. */
+function rateLimitCounters(app: FastifyInstance, config: Config, keyPrefix = 'ers:rate:'): Counters {
+  const limited = config.rateLimitReads > 0 || config.rateLimitWrites > 0
+  const counters =
+    limited && config.redisUrl !== undefined
+      ? new FailoverCounters({ url: config.redisUrl, keyPrefix, log: app.log })
+      : new MemoryCounters()
+  app.addHook('onClose', () => counters.close())
+  return counters
 }

@@ -1,7 +1,7 @@
 // Starts the real service (buildApp + listen on a free port, real database) for a test, with an
 // editor and a reader whose passwords are known, and speaks HTTP to it with undici.
 import { type Dispatcher, request as undiciRequest } from 'undici'
-import { buildApp } from '../../src/app.ts'
+import { type AppDependencies, buildApp } from '../../src/app.ts'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { type Config, parseConfig } from '../../src/config.ts'
 import { prepareDatabase } from '../../src/prepare.ts'
@@ -50,6 +50,8 @@ let hashes: Promise<[string, string]> | undefined
 export async function startService(
   target: StoreTarget,
   settings: ServiceSettings = {},
+  /** buildApp's test options, e.g. a rate-limit key prefix of the test's own in a shared Redis. */
+  options: Pick<AppDependencies, 'rateLimitKeyPrefix'> = {},
 ): Promise<TestService> {
   const database = await target.create()
   const config = parseConfig({
@@ -66,7 +68,7 @@ export async function startService(
   const [editorHash, readerHash] = await hashes
   await store.putUser(editor.user, 'editor', editorHash)
   await store.putUser(reader.user, 'reader', readerHash)
-  const app = buildApp({ config, store })
+  const app = buildApp({ ...options, config, store })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0

@@ -1,11 +1,15 @@
-// Liveness says the process answers; readiness says it can reach its database.
+// Liveness says the process answers; readiness says it can reach its database. With REDIS_URL set,
+// readiness also tells whether the rate-limit counters are shared through Redis (`checks.redis`):
+// Redis being away is no outage (each instance counts alone meanwhile), so it never turns the
+// answer into a 503 that would take every instance out of a load balancer at once.
 import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { EventStore } from '../../store/event-store.ts'
+import type { Counters } from '../rate-limit-store.ts'
 import { registerResource } from '../resource.ts'
 
-export function healthRoutes(app: FastifyInstance, store: EventStore): void {
+export function healthRoutes(app: FastifyInstance, store: EventStore, counters?: Counters): void {
   registerResource(app, '/health/live', {
     GET: {
       produces: [mediaTypes.json],
@@ -24,7 +28,8 @@ export function healthRoutes(app: FastifyInstance, store: EventStore): void {
           reply.header('retry-after', '5')
           throw new DomainError('unavailable', 'the database cannot be reached')
         }
-        return reply.send({ status: 'ready' })
+        const redis = counters?.state()
+        return reply.send(redis ? { status: 'ready', checks: { redis } } : { status: 'ready' })
       },
     },
   })

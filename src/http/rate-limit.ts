@@ -1,0 +1,93 @@
+// Request rate limits (CONTRACT.md §5, §6): reads per client address, writes per principal, each
+// in a fixed window of a minute from the key's first request, counted in http/rate-limit-store.ts
+// (this process, or Redis shared by every instance).
+//
+// - Reads (GET, HEAD, QUERY of the API's resources) count under the client's address
+//   (`request.ip`, which follows TRUST_PROXY; an IPv6 address by its /64, as for failed
+//   attempts), before credentials are checked: a flood is counted whatever it sends.
+// - Writes (POST, PUT, PATCH, DELETE) count under the principal (the user or API key), so they are
+//   counted after authentication; a write without valid editor credentials is refused with
+//   401/403 before it is counted. A principal's reads count under its address, never against its
+//   writes.
+// - /health/* and /metrics are never limited (a probe or a scraper must never be locked out), nor
+//   are OPTIONS, 404 and 405, which cost no more to answer than a 429 would.
+// - A limit of 0 switches that kind off: nothing is counted and no RateLimit fields are sent.
+//
+// Every response of a limited request carries RateLimit-Policy and RateLimit in the
+// structured-field form of draft-ietf-httpapi-ratelimit-headers-11 (the same form the
+// failed-attempt 429 uses): `RateLimit-Policy: "reads";q=1200;w=60` names the quota and window,
+// `RateLimit: "reads";r=1187;t=42` the requests left and the seconds until the window ends. Past
+// the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
+// t "SHOULD reference the same point in time").
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { addressBlock } from '../auth/failed-attempts.ts'
+import { DomainError } from '../domain/errors.ts'
+import type { Counters } from './rate-limit-store.ts'
+
+export interface RateLimits {
+  /** Reads per client address per window; 0: unlimited. */
+  readonly reads: number
+  /** Writes per principal per window; 0: unlimited. */
+  readonly writes: number
+  readonly counters: Counters
+  readonly windowMs?: number
+}
+
+type Kind = 'reads' | 'writes'
+
+const refusals: Record<Kind, string> = {
+  reads: 'too many requests from this address; try again after Retry-After seconds',
+  writes: 'too many writes by this user or key; try again after Retry-After seconds',
+}
+
+/** Paths no limit applies to: probes and scrapers must always get through. */
+const unlimited = (url: string | undefined) => url === '/metrics' || url?.startsWith('/health/') === true
+
+/**
+ * Adds the limits' hooks. Register it before the pipeline (http/pipeline.ts), so that reads are
+ * counted before their credentials are checked; writes are counted in preParsing, which runs after
+ * every onRequest hook and so after authentication, before the body is read.
+ */
+export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
+  const windowMs = limits.windowMs ?? 60_000
+  const windowSeconds = Math.ceil(windowMs / 1000)
+  const policies: Record<Kind, string> = {
+    reads: `"reads";q=${limits.reads};w=${windowSeconds}`,
+    writes: `"writes";q=${limits.writes};w=${windowSeconds}`,
+  }
+
+  async function count(kind: Kind, key: string, limit: number, reply: FastifyReply): Promise<void> {
+    const { count, resetMs } = await limits.counters.hit(`${kind}:${key}`, windowMs)
+    // RFC 9110 §10.2.3: whole seconds; never 0 while the window is still open.
+    const seconds = Math.max(1, Math.ceil(resetMs / 1000))
+    reply.header('ratelimit-policy', policies[kind])
+    reply.header('ratelimit', `"${kind}";r=${Math.max(0, limit - count)};t=${seconds}`)
+    if (count > limit) {
+      reply.header('retry-after', String(seconds))
+      throw new DomainError('rate_limited', refusals[kind])
+    }
+  }
+
+  const limited = (request: FastifyRequest, write: boolean) => {
+    const { operation } = request.routeOptions.config
+    return (
+      operation !== undefined && (operation.write === true) === write && !unlimited(request.routeOptions.url)
+    )
+  }
+
+  if (limits.reads > 0) {
+    app.addHook('onRequest', async (request, reply) => {
+      if (!limited(request, false)) return
+      await count('reads', addressBlock(request.ip), limits.reads, reply)
+    })
+  }
+  if (limits.writes > 0) {
+    app.addHook('preParsing', async (request, reply) => {
+      if (!limited(request, true) || !request.principal) return
+      // A digest keeps user names out of a shared store and keys short.
+      const principal = createHash('sha256').update(request.principal.name).digest('base64url')
+      await count('writes', principal, limits.writes, reply)
+    })
+  }
+}
