@@ -50,8 +50,8 @@ let hashes: Promise<[string, string]> | undefined
 export async function startService(
   target: StoreTarget,
   settings: ServiceSettings = {},
-  /** buildApp's test options, e.g. a rate-limit key prefix of the test's own in a shared Redis. */
-  options: Pick<AppDependencies, 'rateLimitKeyPrefix'> = {},
+  /** buildApp's test options: a rate-limit key prefix of the test's own in a shared Redis, a logger to read. */
+  options: Pick<AppDependencies, 'rateLimitKeyPrefix' | 'logger'> = {},
 ): Promise<TestService> {
   const database = await target.create()
   const config = parseConfig({
