@@ -13,6 +13,7 @@ import { DomainError } from './domain/errors.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
+import { guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { registerMetrics } from './http/metrics.ts'
@@ -99,11 +100,24 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
       // Typed as the HTTPS server Fastify expects with `https` set; both serve requests alike.
       return (
         tls
-          ? createSecureServer({ ...options, cert: tls.cert, key: tls.key }, withHeaders)
+          ? createSecureServer(
+              // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
+              { ...options, handshakeTimeout: config.headersTimeoutMs, cert: tls.cert, key: tls.key },
+              withHeaders,
+            )
           : createServer(options, withHeaders)
       ) as HttpsServer
     },
   }) as unknown as FastifyInstance
+  // Deadlines per connection, which Node 20 does not keep reliably, and the cap on connections per
+  // client address, trusted proxies exempt (http/connection-guard.ts).
+  guardConnections(app.server, {
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+    trustedPeer: trust && ((address) => trust(address, 0)),
+    log: app.log,
+  })
   if (tls) logCertificate(app.log, tls.certificate, 'serving HTTPS with this certificate')
 
   // The seed sends paging as a JSON body on GET; QUERY is the method made for exactly that.

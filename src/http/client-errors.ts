@@ -1,5 +1,6 @@
 // Requests that never reach routing — unparseable, headers too large, too slow — still get a
-// problem body, written straight to the socket as Node's own handler would.
+// problem body, written straight to the socket as Node's own handler would. The connection guard
+// (connection-guard.ts) writes its 408 and its refusals of surplus connections the same way.
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { mediaTypes } from '../contract/media-types.ts'
@@ -20,10 +21,29 @@ const details: Record<number, string> = {
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const status = statusOfCode[error.code ?? ''] ?? 400
+  writeProblemAndClose(socket, status, details[status] ?? 'bad request', {}, error)
+}
+
+/**
+ * Writes a whole problem response (with the fields every response carries and Connection: close)
+ * on a socket no request/response pair owns, then closes it. `fields` are added as given, e.g.
+ * `{ 'Retry-After': '1' }`. With `lingerMs`, on a socket nothing else reads, what the client sends
+ * meanwhile is read and dropped until it closes or the time is up (closing on unread bytes would
+ * reset the connection, which can lose the answer on the client's side).
+ */
+export function writeProblemAndClose(
+  socket: Socket,
+  status: number,
+  detail: string,
+  fields: Readonly<Record<string, string>> = {},
+  error?: Error,
+  lingerMs?: number,
+): void {
+  if (socket.destroyed) return
   if (socket.writable) {
-    const status = statusOfCode[error.code ?? ''] ?? 400
-    const body = JSON.stringify(problem(status, details[status] ?? 'bad request'))
-    socket.write(
+    const body = JSON.stringify(problem(status, detail))
+    socket[lingerMs === undefined ? 'write' : 'end'](
       `HTTP/1.1 ${status} ${problem(status, '').title}\r\n` +
         `Date: ${new Date().toUTCString()}\r\n` +
         `Content-Type: ${mediaTypes.problem}\r\n` +
@@ -34,9 +54,18 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         ('encrypted' in socket && socket.encrypted
           ? `Strict-Transport-Security: ${strictTransportSecurity}\r\n`
           : '') +
+        Object.entries(fields)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('') +
         'Vary: Accept\r\nConnection: close\r\n\r\n' +
         body,
     )
+    if (lingerMs !== undefined) {
+      socket.resume()
+      socket.once('end', () => socket.destroy())
+      setTimeout(() => socket.destroy(), lingerMs).unref()
+      return
+    }
   }
   socket.destroy(error)
 }
