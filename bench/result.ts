@@ -43,6 +43,8 @@ export interface BenchResult {
   readonly pinning: string
   readonly peakRss: string
   readonly logLevel: string
+  /** The service's limit settings during the run. */
+  readonly limits?: string
   readonly machine: { readonly node: string; readonly cpus: number; readonly cpu: string }
   readonly verification: Verification
   readonly scenarios: ScenarioResult[]

@@ -15,6 +15,7 @@ export function markdown(result: BenchResult): string {
     `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (autocannon, its own process)`,
     `- ${result.pinning}`,
     `- peak RSS: ${result.peakRss}`,
+    ...(result.limits ? [`- service limits: ${result.limits}`] : []),
     `- service LOG_LEVEL=${result.logLevel}; Node ${result.machine.node}, ${result.machine.cpus} × ${result.machine.cpu}`,
     `- baseline bytes: ${result.verification.identical ? 'identical to the service’s (checked before the runs)' : `DIFFER: ${result.verification.differences.join('; ')}`}`,
     '',
