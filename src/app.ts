@@ -139,8 +139,8 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
   // Schemes in the order they are tried, and their challenges listed (http/authenticate.ts): Basic,
   // then a request signature when KEY_ENCRYPTION_KEY is set.
   const signatures = registerSignatures(app, { store, keyEncryptionKey: config.keyEncryptionKey, trust })
-  // Before the pipeline, so that reads are counted before their credentials are checked; writes
-  // are counted after authentication, by principal (http/rate-limit.ts).
+  // Reads per address, writes per principal, counted once the pipeline has accepted the request
+  // (http/rate-limit.ts).
   const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
   registerRateLimits(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
   registerPipeline(app, authenticator([basicScheme(verifier), ...signatures]))

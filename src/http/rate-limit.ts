@@ -4,11 +4,13 @@
 //
 // - Reads (GET, HEAD, QUERY of the API's resources) count under the client's address
 //   (`request.ip`, which follows TRUST_PROXY; an IPv6 address by its /64, as for failed
-//   attempts), before credentials are checked: a flood is counted whatever it sends.
-// - Writes (POST, PUT, PATCH, DELETE) count under the principal (the user or API key), so they are
-//   counted after authentication; a write without valid editor credentials is refused with
-//   401/403 before it is counted. A principal's reads count under its address, never against its
-//   writes.
+//   attempts). A principal's reads count under its address, never against its writes.
+// - Writes (POST, PUT, PATCH, DELETE) count under the principal (the user or API key).
+// - Both are counted after the pipeline (http/pipeline.ts) has accepted the request: after
+//   authentication, so that a write is counted for whoever sent it, and before the body is read.
+//   Requests refused there (401, 403, 406, 415) are not counted and carry no RateLimit fields: they
+//   cost little, wrong credentials have their own limit (auth/failed-attempts.ts), and a 401 for
+//   an unknown user stays byte for byte the 401 for a wrong password.
 // - /health/* and /metrics are never limited (a probe or a scraper must never be locked out), nor
 //   are OPTIONS, 404 and 405, which cost no more to answer than a 429 would.
 // - A limit of 0 switches that kind off: nothing is counted and no RateLimit fields are sent.
@@ -20,7 +22,7 @@
 // the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
 // t "SHOULD reference the same point in time").
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Counters } from './rate-limit-store.ts'
@@ -45,9 +47,8 @@ const refusals: Record<Kind, string> = {
 const unlimited = (url: string | undefined) => url === '/metrics' || url?.startsWith('/health/') === true
 
 /**
- * Adds the limits' hooks. Register it before the pipeline (http/pipeline.ts), so that reads are
- * counted before their credentials are checked; writes are counted in preParsing, which runs after
- * every onRequest hook and so after authentication, before the body is read.
+ * Adds the limits' hook: preParsing, which runs after every onRequest hook (the pipeline's
+ * authentication among them) and before the body is read, wherever this is registered.
  */
 export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
   const windowMs = limits.windowMs ?? 60_000
@@ -69,25 +70,16 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
     }
   }
 
-  const limited = (request: FastifyRequest, write: boolean) => {
+  if (limits.reads === 0 && limits.writes === 0) return
+  app.addHook('preParsing', async (request, reply) => {
     const { operation } = request.routeOptions.config
-    return (
-      operation !== undefined && (operation.write === true) === write && !unlimited(request.routeOptions.url)
-    )
-  }
-
-  if (limits.reads > 0) {
-    app.addHook('onRequest', async (request, reply) => {
-      if (!limited(request, false)) return
-      await count('reads', addressBlock(request.ip), limits.reads, reply)
-    })
-  }
-  if (limits.writes > 0) {
-    app.addHook('preParsing', async (request, reply) => {
-      if (!limited(request, true) || !request.principal) return
-      // A digest keeps user names out of a shared store and keys short.
+    if (!operation || unlimited(request.routeOptions.url)) return
+    if (!operation.write) {
+      if (limits.reads > 0) await count('reads', addressBlock(request.ip), limits.reads, reply)
+    } else if (limits.writes > 0 && request.principal) {
+      // A digest keeps user names out of a shared store, and keys short.
       const principal = createHash('sha256').update(request.principal.name).digest('base64url')
       await count('writes', principal, limits.writes, reply)
-    })
-  }
+    }
+  })
 }
