@@ -82,14 +82,16 @@ export async function fillDatabase(
     )
     const user = credentials?.user ?? 'bench'
     const password = credentials?.password ?? randomBytes(18).toString('base64url')
-    await runCommand(cli(['users', 'add', user, '--role', 'editor', '--password', password]), env)
     const keyEncryptionKey = credentials?.keyEncryptionKey ?? randomBytes(32).toString('base64')
-    const key = JSON.parse(
-      await runCommand(cli(['keys', 'add', 'bench', '--role', 'editor', '--json']), {
+    // Side by side: each is mostly a process starting (and a password hash).
+    const [, keyJson] = await Promise.all([
+      runCommand(cli(['users', 'add', user, '--role', 'editor', '--password', password]), env),
+      runCommand(cli(['keys', 'add', 'bench', '--role', 'editor', '--json']), {
         ...env,
         KEY_ENCRYPTION_KEY: keyEncryptionKey,
       }),
-    ) as { id: string; secret: string }
+    ])
+    const key = JSON.parse(keyJson) as { id: string; secret: string }
     return { dataset, credentials: { user, password, keyEncryptionKey, key } }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -96,8 +96,8 @@ export function parseOptions(argv: string[]): Options {
     databaseUrl: values['database-url'],
     events: Math.floor(number('events', values.events, smoke ? 1_000 : 10_000)),
     duration: smoke ? undefined : number('duration', values.duration, 10),
-    requests: smoke ? 300 : undefined,
-    warmup: smoke ? { requests: 50 } : { seconds: number('warmup', values.warmup, 2) },
+    requests: smoke ? 200 : undefined,
+    warmup: smoke ? { requests: 30 } : { seconds: number('warmup', values.warmup, 2) },
     connections: Math.floor(number('connections', values.connections, 10)),
     // The smoke run checks the growth runs work too, on sizes that import in a second.
     growth: values.growth || smoke,

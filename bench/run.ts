@@ -56,38 +56,44 @@ async function startPair(
   const copy = await factory.copy(database)
   cleanups.push(() => copy.drop())
   const servicePort = await freePort()
-  const service = await startServer(
-    'service',
-    pinning.server([process.execPath, 'dist/main.js']),
-    {
-      ...process.env,
-      DATABASE_URL: database.url,
-      HOST: '127.0.0.1',
-      PORT: String(servicePort),
-      LOG_LEVEL: options.logLevel,
-      SEED: 'false',
-      KEY_ENCRYPTION_KEY: credentials.keyEncryptionKey,
-      // Every request of a run carries the right credentials; a limit on failures must not interfere.
-      AUTH_FAILURES_PER_MINUTE: '1000000',
-      // The limits are per client address and principal, and all the load comes from one of each:
-      // set above any rate reachable here, so the limiter still counts every request (its cost is
-      // measured) but never refuses one (its refusals are not the service's work). See README.
-      ...serviceLimits,
-      NODE_ENV: 'production',
-    },
-    servicePort,
-    '/health/ready',
-  )
-  cleanups.push(() => service.stop())
   const baselinePort = await freePort()
-  const baseline = await startServer(
-    'baseline',
-    pinning.server([process.execPath, '--import', 'tsx', 'bench/baseline/server.ts']),
-    { ...process.env, BASELINE_DATABASE_URL: copy.url, HOST: '127.0.0.1', PORT: String(baselinePort) },
-    baselinePort,
-    '/health/ready',
-  )
-  cleanups.push(() => baseline.stop())
+  // Both at once; whichever started is stopped at the end even when the other failed.
+  const servers = await Promise.allSettled([
+    startServer(
+      'service',
+      pinning.server([process.execPath, 'dist/main.js']),
+      {
+        ...process.env,
+        DATABASE_URL: database.url,
+        HOST: '127.0.0.1',
+        PORT: String(servicePort),
+        LOG_LEVEL: options.logLevel,
+        SEED: 'false',
+        KEY_ENCRYPTION_KEY: credentials.keyEncryptionKey,
+        // Every request of a run carries the right credentials; a limit on failures must not interfere.
+        AUTH_FAILURES_PER_MINUTE: '1000000',
+        // The limits are per client address and principal, and all the load comes from one of each:
+        // set above any rate reachable here, so the limiter still counts every request (its cost is
+        // measured) but never refuses one (its refusals are not the service's work). See README.
+        ...serviceLimits,
+        NODE_ENV: 'production',
+      },
+      servicePort,
+      '/health/ready',
+    ),
+    startServer(
+      'baseline',
+      pinning.server([process.execPath, '--import', 'tsx', 'bench/baseline/server.ts']),
+      { ...process.env, BASELINE_DATABASE_URL: copy.url, HOST: '127.0.0.1', PORT: String(baselinePort) },
+      baselinePort,
+      '/health/ready',
+    ),
+  ])
+  for (const outcome of servers) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop())
+  const [service, baseline] = servers.map((outcome) => {
+    if (outcome.status === 'rejected') throw outcome.reason
+    return outcome.value
+  }) as [RunningServer, RunningServer]
   const verification = await verifySameBytes(
     { baseUrl: service.baseUrl, authorization: basic(credentials) },
     { baseUrl: baseline.baseUrl },
