@@ -75,7 +75,9 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
     const { operation } = request.routeOptions.config
     if (!operation || unlimited(request.routeOptions.url)) return
     if (!operation.write) {
-      if (limits.reads > 0) await count('reads', addressBlock(request.ip), limits.reads, reply)
+      // request.ip is undefined once the client has gone (its socket has no address any more).
+      const address = addressBlock(request.ip ?? 'gone')
+      if (limits.reads > 0) await count('reads', address, limits.reads, reply)
     } else if (limits.writes > 0 && request.principal) {
       // A digest keeps user names out of a shared store, and keys short.
       const principal = createHash('sha256').update(request.principal.name).digest('base64url')
