@@ -258,6 +258,8 @@ async function runAll(driver: LoadDriver, pair: Pair, options: Options, names: S
   return out
 }
 
+let interrupted = false
+
 async function main() {
   let options: Options
   try {
@@ -272,7 +274,11 @@ async function main() {
     return
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void cleanUp().then(() => process.exit(130)))
+    process.once(signal, () => {
+      interrupted = true
+      log(`${signal}: stopping the servers and dropping the databases`)
+      void cleanUp().then(() => process.exit(130))
+    })
   }
   try {
     const result = await bench(options)
@@ -280,7 +286,8 @@ async function main() {
     process.stdout.write(`${markdown(result)}\n`)
     log(`results: ${files.join(', ')}`)
   } catch (error) {
-    process.stderr.write(`bench: failed: ${(error as Error).stack ?? error}\n`)
+    // After a signal, the driver and servers going away is expected, not a failure to report.
+    if (!interrupted) process.stderr.write(`bench: failed: ${(error as Error).stack ?? error}\n`)
     process.exitCode = 1
   } finally {
     await cleanUp()
