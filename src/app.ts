@@ -12,7 +12,7 @@ import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
-import { clientErrorHandler } from './http/client-errors.ts'
+import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
 import { guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
@@ -89,24 +89,29 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
         requestTimeout: config.requestTimeoutMs,
         // Node checks the two timeouts above only this often (30 s by default).
         connectionsCheckingInterval: 1000,
+        // Node's answer to a missing Host is a bare 400; refuseMissingHost answers with a problem.
+        requireHostHeader: false,
       }
       // Set on the raw response, so that every answer has them, even those that skip the hooks.
       const withHeaders = (request: IncomingMessage, response: ServerResponse) => {
         response.setHeader('x-content-type-options', 'nosniff')
         // RFC 6797 §7.2: HSTS only over a secure transport.
         if (tls) response.setHeader('strict-transport-security', strictTransportSecurity)
+        if (refuseMissingHost(request, response)) return
         handler(request, response)
       }
+      const server = tls
+        ? createSecureServer(
+            // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
+            { ...options, handshakeTimeout: config.headersTimeoutMs, cert: tls.cert, key: tls.key },
+            withHeaders,
+          )
+        : createServer(options, withHeaders)
+      // An Expect other than 100-continue may be ignored (RFC 9110 §10.1.1): the request is served
+      // as usual, where Node would answer a bare 417 without a problem body itself.
+      server.on('checkExpectation', withHeaders)
       // Typed as the HTTPS server Fastify expects with `https` set; both serve requests alike.
-      return (
-        tls
-          ? createSecureServer(
-              // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
-              { ...options, handshakeTimeout: config.headersTimeoutMs, cert: tls.cert, key: tls.key },
-              withHeaders,
-            )
-          : createServer(options, withHeaders)
-      ) as HttpsServer
+      return server as HttpsServer
     },
   }) as unknown as FastifyInstance
   // Deadlines per connection, which Node 20 does not keep reliably, and the cap on connections per

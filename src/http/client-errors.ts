@@ -2,6 +2,7 @@
 // problem body, written straight to the socket as Node's own handler would. The connection guard
 // (connection-guard.ts) writes its 408 and its refusals of surplus connections the same way.
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { mediaTypes } from '../contract/media-types.ts'
 import { problem } from './problems.ts'
@@ -68,4 +69,31 @@ export function writeProblemAndClose(
     }
   }
   socket.destroy(error)
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without a Host field is answered 400. Node's own answer to it
+ * (`requireHostHeader`) is a bare 400 without a problem body or the fields every answer carries, so
+ * the server is made with `requireHostHeader: false` and this answers instead, before routing.
+ * Returns whether it answered. An empty Host is allowed, as Node allows it.
+ */
+export function refuseMissingHost(request: IncomingMessage, response: ServerResponse): boolean {
+  if (
+    request.headers.host !== undefined ||
+    request.httpVersionMajor !== 1 ||
+    request.httpVersionMinor !== 1
+  ) {
+    return false
+  }
+  const body = JSON.stringify(problem(400, 'an HTTP/1.1 request needs a Host header field'))
+  response.shouldKeepAlive = false
+  response.writeHead(400, problem(400, '').title, {
+    'content-type': mediaTypes.problem,
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': randomUUID(),
+    vary: 'Accept',
+    connection: 'close',
+  })
+  response.end(body)
+  return true
 }

@@ -1,0 +1,92 @@
+// Answers the hostile-input suite (hostile-input.test.ts) found wrong, each pinned by the request
+// that showed it: Node's own bare answers to a missing Host (400) and to an unknown Expect (417),
+// which had no problem body, X-Request-Id or nosniff.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { assertEveryResponse, assertNoLeak } from '../support/contract.ts'
+import { type RawResponse, rawSend } from '../support/hostile-raw.ts'
+import { type Response, startService, type TestService } from '../support/service.ts'
+import { storeTargets } from '../support/stores.ts'
+
+/** Sends raw bytes and returns every answer; the server must close the connection, leaving nothing unparsed. */
+async function exchange(port: number, text: string): Promise<RawResponse[]> {
+  const outcome = await rawSend(
+    port,
+    { bytes: Buffer.from(text), splitAt: undefined, halfClose: false },
+    5000,
+  )
+  assert.equal(outcome.end, 'closed', `${JSON.stringify(text)}: the server closes the connection`)
+  assert.equal(outcome.trailing, undefined, `${JSON.stringify(text)}: only HTTP responses come back`)
+  return outcome.responses
+}
+
+function asResponse(res: RawResponse): Response {
+  const text = res.body.toString('utf8')
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: () => JSON.parse(text),
+    header: (name) => res.headers[name.toLowerCase()],
+  }
+}
+
+// The HTTP layer is the same on every store; one is enough.
+const [target] = storeTargets
+if (target) {
+  describe(`[${target.name}] hostile-input regressions`, () => {
+    let service: TestService
+    before(async () => {
+      service = await startService(target, { seed: 'true' })
+    })
+    after(() => service?.close())
+
+    it('an HTTP/1.1 request without Host is a 400 problem with the fields of every answer, then the connection closes', async () => {
+      for (const text of [
+        'GET /events HTTP/1.1\r\nConnection: close\r\n\r\n',
+        'POST /events HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        'GET /health/live HTTP/1.1\r\n\r\nGET /health/live HTTP/1.1\r\nHost: x\r\n\r\n',
+      ]) {
+        const [res, ...more] = await exchange(service.port, text)
+        assert.ok(res, `${JSON.stringify(text)}: an answer`)
+        assert.deepEqual(more, [], `${JSON.stringify(text)}: nothing after it`)
+        assert.equal(res.status, 400)
+        assert.equal(res.headers['content-length'], String(res.body.length))
+        assert.equal(res.headers['transfer-encoding'], undefined)
+        assert.equal(res.headers['x-content-type-options'], 'nosniff')
+        assert.equal(res.headers.connection, 'close')
+        assertEveryResponse('GET', JSON.stringify(text), asResponse(res))
+        assert.match(JSON.parse(res.body.toString()).detail, /Host/)
+      }
+    })
+
+    it('HTTP/1.0 without Host and HTTP/1.1 with an empty Host are served as before', async () => {
+      for (const text of [
+        'GET /health/live HTTP/1.0\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n',
+      ]) {
+        const [res] = await exchange(service.port, text)
+        assert.equal(res?.status, 200, `${JSON.stringify(text)} is served`)
+      }
+    })
+
+    it('an Expect other than 100-continue is ignored (RFC 9110 §10.1.1): the request is answered as usual', async () => {
+      const [read] = await exchange(
+        service.port,
+        'GET /events/1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+      )
+      assert.ok(read)
+      assert.equal(read.status, 200)
+      assertEveryResponse('GET', '/events/1 with Expect: 200-ok', asResponse(read))
+      const [refused] = await exchange(
+        service.port,
+        'DELETE /events/1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+      )
+      assert.ok(refused)
+      assert.equal(refused.status, 401, 'a write without credentials, Expect or not')
+      assertEveryResponse('DELETE', '/events/1 with Expect: 200-ok', asResponse(refused))
+      assertNoLeak(refused.body.toString(), 'DELETE with Expect: 200-ok')
+      assert.equal((await service.request('GET', '/events/1')).status, 200, 'nothing was deleted')
+    })
+  })
+}
