@@ -16,12 +16,35 @@ export function parseJsonBody(bytes: Buffer): unknown {
   }
   // Only JSON's own whitespace (RFC 8259 §2) makes a body empty.
   if (/^[ \t\r\n]*$/.test(text)) return undefined
+  let value: unknown
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (error) {
     // secure-json-parse reports __proto__ and constructor.prototype keys as SyntaxErrors too.
     throw new DomainError('bad_request', `the request body is not valid JSON: ${(error as Error).message}`)
   }
+  // An escaped unpaired surrogate ("\ud800") parses, but no UTF-8 store can keep it: it would be
+  // saved as U+FFFD and differ from what the client sent and was answered (RFC 8259 §8.2). Strict
+  // UTF-8 bytes cannot hold one, so only escapes need looking at.
+  if (text.includes('\\u') && hasLoneSurrogate(value)) {
+    throw new DomainError(
+      'bad_request',
+      'the request body is not valid JSON: a string holds an unpaired surrogate escape (\\ud800-\\udfff)',
+    )
+  }
+  return value
+}
+
+// In a /u expression a surrogate pair is one code point, so only unpaired halves match.
+const loneSurrogate = /\p{Cs}/u
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return loneSurrogate.test(value)
+  if (value === null || typeof value !== 'object') return false
+  for (const [key, inner] of Object.entries(value)) {
+    if (loneSurrogate.test(key) || hasLoneSurrogate(inner)) return true
+  }
+  return false
 }
 
 /** Replaces Fastify's parsers: only the given JSON types are read, everything else is refused early. */

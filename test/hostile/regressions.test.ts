@@ -1,9 +1,10 @@
 // Answers the hostile-input suite (hostile-input.test.ts) found wrong, each pinned by the request
 // that showed it: Node's own bare answers to a missing Host (400) and to an unknown Expect (417),
-// which had no problem body, X-Request-Id or nosniff.
+// which had no problem body, X-Request-Id or nosniff; and titles with an escaped unpaired
+// surrogate, which were answered 200/201 and stored as U+FFFD (not what was sent or answered).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertEveryResponse, assertNoLeak } from '../support/contract.ts'
+import { assertEveryResponse, assertNoLeak, assertProblem, jsonHeaders, types } from '../support/contract.ts'
 import { type RawResponse, rawSend } from '../support/hostile-raw.ts'
 import { type Response, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
@@ -87,6 +88,40 @@ if (target) {
       assertEveryResponse('DELETE', '/events/1 with Expect: 200-ok', asResponse(refused))
       assertNoLeak(refused.body.toString(), 'DELETE with Expect: 200-ok')
       assert.equal((await service.request('GET', '/events/1')).status, 200, 'nothing was deleted')
+    })
+
+    it('an escaped unpaired surrogate anywhere in a JSON body is a 400 and changes nothing; a pair is a character', async () => {
+      const before = (await service.request('GET', '/events/2')).text
+      const total = (await service.request('GET', '/events')).json().total
+      const date = '2026-12-04T19:30:00Z'
+      for (const title of ['\\ud800', 'a\\udfffb', '\\udc00\\ud800', 'x\\ud83d']) {
+        for (const [method, path, type, body] of [
+          ['POST', '/events', types.json, `{"title":"${title}","date":"${date}","location_id":1}`],
+          ['PUT', '/events/2', types.json, `{"title":"${title}","date":"${date}"}`],
+          ['PATCH', '/events/2', types.mergePatch, `{"title":"${title}"}`],
+          ['PATCH', '/events/2', types.mergePatch, `{"title":"ok","${title}":1}`],
+        ] as const) {
+          const res = await service.request(method, path, {
+            headers: jsonHeaders(service.editorAuth, type),
+            body,
+          })
+          assertEveryResponse(method, path, res)
+          assertProblem(res, 400)
+        }
+        const list = await service.request('QUERY', '/events', {
+          headers: jsonHeaders(),
+          body: `{"x":"${title}"}`,
+        })
+        assertProblem(list, 400)
+      }
+      assert.equal((await service.request('GET', '/events/2')).text, before, 'event 2 is unchanged')
+      assert.equal((await service.request('GET', '/events')).json().total, total, 'nothing was created')
+      const paired = await service.request('PATCH', '/events/2', {
+        headers: jsonHeaders(service.editorAuth, types.mergePatch),
+        body: '{"title":"party \\ud83c\\udf89"}',
+      })
+      assert.equal(paired.status, 200, paired.text)
+      assert.equal(paired.json().title, 'party \u{1F389}')
     })
   })
 }
