@@ -22,6 +22,14 @@ const details: Record<number, string> = {
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // Pipelining: while a response is still owed to an earlier request that arrived whole, the error
+  // is in a later one, and an answer written now would reach the client as the earlier request's
+  // (RFC 9112 §9.3.2: responses go in request order). Close without one, as for a reset.
+  const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (owed?.req?.complete) {
+    socket.destroy(error)
+    return
+  }
   const status = statusOfCode[error.code ?? ''] ?? 400
   writeProblemAndClose(socket, status, details[status] ?? 'bad request', {}, error)
 }

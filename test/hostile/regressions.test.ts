@@ -1,11 +1,14 @@
 // Answers the hostile-input suite (hostile-input.test.ts) found wrong, each pinned by the request
 // that showed it: Node's own bare answers to a missing Host (400) and to an unknown Expect (417),
 // which had no problem body, X-Request-Id or nosniff; and titles with an escaped unpaired
-// surrogate, which were answered 200/201 and stored as U+FFFD (not what was sent or answered).
+// surrogate, which were answered 200/201 and stored as U+FFFD (not what was sent or answered);
+// and pipelined garbage after a whole request, whose 400 reached the client as the answer to
+// that earlier request.
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { assertEveryResponse, assertNoLeak, assertProblem, jsonHeaders, types } from '../support/contract.ts'
-import { type RawResponse, rawSend } from '../support/hostile-raw.ts'
+import { parseRawResponses, type RawResponse, rawSend } from '../support/hostile-raw.ts'
 import { type Response, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -19,6 +22,24 @@ async function exchange(port: number, text: string): Promise<RawResponse[]> {
   assert.equal(outcome.end, 'closed', `${JSON.stringify(text)}: the server closes the connection`)
   assert.equal(outcome.trailing, undefined, `${JSON.stringify(text)}: only HTTP responses come back`)
   return outcome.responses
+}
+
+/** Sends `first`, waits for its whole answer, then sends `then`; resolves with every byte received until the close. */
+function answeredThenGarbage(port: number, first: string, then: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const socket = connect(port, '127.0.0.1', () => socket.write(first))
+    const timer = setTimeout(() => socket.destroy(), 5000)
+    socket.on('data', (chunk) => {
+      chunks.push(chunk)
+      if (chunks.length === 1) setTimeout(() => socket.write(then), 50)
+    })
+    socket.on('error', reject)
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve(Buffer.concat(chunks))
+    })
+  })
 }
 
 function asResponse(res: RawResponse): Response {
@@ -88,6 +109,49 @@ if (target) {
       assertEveryResponse('DELETE', '/events/1 with Expect: 200-ok', asResponse(refused))
       assertNoLeak(refused.body.toString(), 'DELETE with Expect: 200-ok')
       assert.equal((await service.request('GET', '/events/1')).status, 200, 'nothing was deleted')
+    })
+
+    it("garbage pipelined after a whole request is never answered in that request's place", async () => {
+      for (const text of [
+        'GET /events/1 HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n',
+        'GET /events/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /events/2 HTTP/1.1\r\nHost: x\r\n\r\nGET /ev ents HTTP/1.1\r\n\r\n',
+        'DELETE /events/1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /events HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+      ]) {
+        const outcome = await rawSend(
+          service.port,
+          { bytes: Buffer.from(text), splitAt: undefined, halfClose: false },
+          5000,
+        )
+        assert.notEqual(outcome.end, 'timeout', `${JSON.stringify(text)}: the connection is closed`)
+        const [first] = outcome.responses
+        // The first request is answered as itself (GET 200, DELETE without credentials 401), or the
+        // connection closes without an answer; a 400 there would be the garbage's.
+        if (first)
+          assert.notEqual(
+            first.status,
+            400,
+            `${JSON.stringify(text)}: the first answer is the first request's`,
+          )
+      }
+      assert.equal((await service.request('GET', '/events/1')).status, 200, 'nothing was deleted')
+      // Garbage in the body of the request being read is still answered 400, as before.
+      const [bad] = await exchange(
+        service.port,
+        'POST /events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      )
+      assert.equal(bad?.status, 400)
+      // And garbage after an answered request on a kept-alive connection too.
+      const { responses } = parseRawResponses(
+        await answeredThenGarbage(
+          service.port,
+          'GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n',
+          'GARBAGE\r\n\r\n',
+        ),
+      )
+      assert.deepEqual(
+        responses.map((r) => r.status),
+        [200, 400],
+      )
     })
 
     it('an escaped unpaired surrogate anywhere in a JSON body is a 400 and changes nothing; a pair is a character', async () => {
