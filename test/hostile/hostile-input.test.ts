@@ -123,7 +123,7 @@ async function dumpData(service: TestService) {
 }
 
 for (const target of storeTargets) {
-  describe(`[${target.name}] hostile input`, { timeout: 240_000 }, () => {
+  describe(`[${target.name}] hostile input`, { timeout: 240_000 * Math.max(1, scale) }, () => {
     let service: TestService
     let pool: Pool
     let world: HostileWorld
