@@ -3,13 +3,14 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
 import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
 import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
+import { AccessLog, requestLogger } from './http/access-log.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
@@ -59,7 +60,10 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
     // request.ip, .protocol and .host follow X-Forwarded-* from trusted proxies only (TRUST_PROXY).
     trustProxy: trust ?? false,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // One access line per response, and request.log's child made only when a request logs
+    // something (http/access-log.ts).
+    logController: new AccessLog(config.accessLog),
+    childLoggerFactory: requestLogger,
     genReqId: (request) => {
       const sent = request.headers['x-request-id']
       return typeof sent === 'string' && saneRequestId.test(sent) ? sent : randomUUID()
@@ -158,7 +162,8 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
     draining = true
   })
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback, not an async function: it runs for every response.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
     if (draining) reply.header('connection', 'close')
     // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
@@ -177,6 +182,7 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
         reply.header('vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${field}` : field)
       }
     }
+    done(null, payload)
   })
 
   app.setErrorHandler((error, request, reply) => {

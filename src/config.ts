@@ -13,6 +13,11 @@ export interface Config {
   readonly databaseUrl: string
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string
+  /**
+   * One line per answered request at info (and one as each starts, at debug); false: none. Errors
+   * are logged either way.
+   */
+  readonly accessLog: boolean
   /** Password for the `admin` editor created when no user exists; random when unset. */
   readonly adminPassword: string | undefined
   /** Fill a brand-new database with sample locations and events. */
@@ -77,6 +82,7 @@ export const defaults: Config = Object.freeze({
   host: '0.0.0.0',
   databaseUrl: 'sqlite:./data/events.db',
   logLevel: 'info',
+  accessLog: true,
   adminPassword: undefined,
   seed: true,
   bodyLimit: 16 * 1024,
@@ -111,6 +117,7 @@ export const environmentNames: Record<keyof Config, string> = {
   host: 'HOST',
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
+  accessLog: 'ACCESS_LOG',
   adminPassword: 'ADMIN_PASSWORD',
   seed: 'SEED',
   bodyLimit: 'BODY_LIMIT',
@@ -202,6 +209,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     host: raw.host ?? base.host,
     databaseUrl,
     logLevel,
+    accessLog: boolean('accessLog'),
     adminPassword,
     seed: boolean('seed'),
     bodyLimit: integer('bodyLimit', 256, 64 * 1024 * 1024),

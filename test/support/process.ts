@@ -137,7 +137,9 @@ export const poll = async (done: () => boolean) => {
 
 /**
  * Sends a GET /events whose JSON body arrives in two parts: the server holds it as in flight until
- * `finish` sends the rest (or forever, if it is never called). Resolves once the server has it.
+ * `finish` sends the rest (or forever, if it is never called). Resolves once the server has it:
+ * the request asks for `100 Continue` (RFC 9110 §10.1.1), which Node writes as it hands the
+ * request to the service, so no log line (whose level and form may change) is waited for.
  */
 export async function requestInFlight(server: ServerProcess) {
   const { port, hostname } = new URL(server.baseUrl)
@@ -145,17 +147,30 @@ export async function requestInFlight(server: ServerProcess) {
   const socket = connect(Number(port), hostname)
   await new Promise<void>((resolve) => socket.once('connect', resolve))
   let answer = ''
+  let continued = false
+  const interim = 'HTTP/1.1 100 Continue\r\n\r\n'
   socket.setEncoding('utf8').on('data', (chunk: string) => {
     answer += chunk
+    // The interim response is not part of the answer the caller reads.
+    if (!continued && answer.startsWith(interim)) {
+      continued = true
+      answer = answer.slice(interim.length)
+    }
   })
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  let ended = false
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      ended = true
+      resolve()
+    }),
+  )
   socket.on('error', () => {})
-  const logged = server.output().split('"url":"/events"').length
   socket.write(
     `GET /events HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
   )
-  await poll(() => server.output().split('"url":"/events"').length > logged)
+  await poll(() => continued || ended)
+  if (!continued) throw new Error(`the server closed the connection instead of taking the request: ${answer}`)
   return {
     /** Sends the rest of the body; resolves with everything the server wrote once it closes. */
     async finish() {

@@ -29,6 +29,7 @@ describe('defaults', () => {
       host: '0.0.0.0',
       databaseUrl: 'sqlite:./data/events.db',
       logLevel: 'info',
+      accessLog: true,
       adminPassword: undefined,
       seed: true,
       bodyLimit: 16 * 1024,
@@ -81,6 +82,7 @@ describe('parseConfig', () => {
       host: '127.0.0.1',
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
       logLevel: 'debug',
+      accessLog: 'false',
       adminPassword: 'correct horse battery staple',
       seed: 'false',
       bodyLimit: '1024',
@@ -113,6 +115,7 @@ describe('parseConfig', () => {
       host: '127.0.0.1',
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
       logLevel: 'debug',
+      accessLog: false,
       adminPassword: 'correct horse battery staple',
       seed: false,
       bodyLimit: 1024,
@@ -159,6 +162,15 @@ describe('parseConfig', () => {
     for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
       assert.equal(parseConfig({ logLevel: level }).logLevel, level)
     }
+  })
+
+  it('turns the access log off with ACCESS_LOG=false, and refuses what is not a boolean', () => {
+    assert.equal(configFromEnvironment({ ACCESS_LOG: 'false' }).accessLog, false)
+    assert.equal(configFromEnvironment({ ACCESS_LOG: 'on' }).accessLog, true)
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ accessLog: 'sometimes' })),
+      ['ACCESS_LOG=sometimes: expected true or false'],
+    )
   })
 
   it('reads the spellings of true and false, in any case', () => {

@@ -1,0 +1,82 @@
+// What a request writes to the log (http/access-log.ts): one access line per answered request at
+// info, its start at debug, nothing at warn unless it warns itself, and the request id on every
+// line the request writes.
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { describe, it } from 'node:test'
+import Fastify from 'fastify'
+import { AccessLog, requestLogger } from '../../src/http/access-log.ts'
+
+async function linesOf(level: string, accessLog: boolean, path: string) {
+  const lines: Record<string, unknown>[] = []
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  const app = Fastify({
+    logger: { level, stream },
+    logController: new AccessLog(accessLog),
+    childLoggerFactory: requestLogger,
+    genReqId: () => 'request-1',
+  })
+  app.get('/quiet', async () => ({ ok: true }))
+  app.get('/warns', async (request) => {
+    request.log.warn({ detail: 'x' }, 'careful')
+    request.log.child({ step: 2 }).error('broken')
+    return { ok: true }
+  })
+  const response = await app.inject({ method: 'GET', url: path })
+  assert.equal(response.statusCode, 200)
+  await app.close()
+  return lines.filter((line) => line.requestId !== undefined || line.msg === 'careful')
+}
+
+describe('the access log', () => {
+  it('writes one line per answered request at info, with request id, method, URL and status', async () => {
+    const lines = await linesOf('info', true, '/quiet?a=1')
+    assert.equal(lines.length, 1)
+    const [line] = lines
+    assert.equal(line?.msg, 'request completed')
+    assert.equal(line?.level, 30)
+    assert.equal(line?.requestId, 'request-1')
+    assert.equal(line?.method, 'GET')
+    assert.equal(line?.url, '/quiet?a=1')
+    assert.equal(line?.statusCode, 200)
+    assert.equal(typeof line?.responseTime, 'number')
+  })
+
+  it('also writes when each request starts at debug, URL included', async () => {
+    const lines = await linesOf('debug', true, '/quiet')
+    assert.deepEqual(
+      lines.map((line) => [line.msg, line.level, line.url]),
+      [
+        ['incoming request', 20, '/quiet'],
+        ['request completed', 30, '/quiet'],
+      ],
+    )
+  })
+
+  it('writes nothing per request at warn, or with ACCESS_LOG=false', async () => {
+    assert.deepEqual(await linesOf('warn', true, '/quiet'), [])
+    assert.deepEqual(await linesOf('debug', false, '/quiet'), [])
+  })
+
+  it("keeps the request id on every line a request writes, its children's too", async () => {
+    for (const [level, accessLog] of [
+      ['warn', true],
+      ['info', false],
+    ] as const) {
+      const lines = await linesOf(level, accessLog, '/warns')
+      assert.deepEqual(
+        lines.map((line) => [line.msg, line.requestId, line.step]),
+        [
+          ['careful', 'request-1', undefined],
+          ['broken', 'request-1', 2],
+        ],
+        `${level}, ACCESS_LOG=${accessLog}`,
+      )
+    }
+  })
+})
