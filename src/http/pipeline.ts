@@ -52,12 +52,14 @@ export function registerPipeline(app: FastifyInstance, authenticate: Authenticat
     }
   })
 
-  app.addHook('preValidation', async (request) => {
+  // A callback, not an async function: it runs for every request and mostly does nothing.
+  app.addHook('preValidation', (request, _reply, done) => {
     const { operation } = request.routeOptions.config
-    if (!operation?.consumes || request.body !== undefined) return
+    if (!operation?.consumes || request.body !== undefined) return done()
     if (operation.bodyRequired)
-      throw new DomainError('bad_request', `${request.method} needs a JSON request body`)
+      return done(new DomainError('bad_request', `${request.method} needs a JSON request body`))
     // An optional body that is absent or empty means "no parameters".
     request.body = {}
+    done()
   })
 }

@@ -72,8 +72,10 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
 
   if (limits.reads === 0 && limits.writes === 0) return
   app.addHook('preParsing', async (request, reply) => {
-    const { operation } = request.routeOptions.config
-    if (!operation || unlimited(request.routeOptions.url)) return
+    // One read of routeOptions: Fastify builds it anew on every read.
+    const { config, url } = request.routeOptions
+    const { operation } = config
+    if (!operation || unlimited(url)) return
     if (!operation.write) {
       // request.ip is undefined once the client has gone (its socket has no address any more).
       const address = addressBlock(request.ip ?? 'gone')

@@ -294,6 +294,27 @@ describe('formatDateTime', () => {
     assert.equal(formatDateTime(maxTime), '9999-12-31T23:59:59.999Z')
   })
 
+  it('writes exactly what toISOString() writes, .000 left out, at any instant', () => {
+    const reference = (t: number) => {
+      const iso = new Date(t).toISOString()
+      return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso
+    }
+    const edges = [minTime, minTime - 1, maxTime, maxTime + 1, 0, -1, 1, 951_782_400_000, 4_107_542_400_000]
+    for (const t of edges) assert.equal(formatDateTime(t), reference(t), String(t))
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (t) => {
+        assert.equal(formatDateTime(t), reference(t))
+      }),
+      { numRuns: 20_000 },
+    )
+    fc.assert(
+      fc.property(fc.integer({ min: minTime, max: maxTime }), (t) => {
+        assert.equal(formatDateTime(t), reference(t))
+      }),
+      { numRuns: 20_000 },
+    )
+  })
+
   it('always matches YYYY-MM-DDTHH:MM:SS[.sss]Z with .000 never written', () => {
     fc.assert(
       fc.property(fc.integer({ min: minTime, max: maxTime }), (t) => {
