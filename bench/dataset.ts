@@ -85,7 +85,7 @@ export async function fillDatabase(
     const keyEncryptionKey = credentials?.keyEncryptionKey ?? randomBytes(32).toString('base64')
     // Side by side: each is mostly a process starting (and a password hash).
     const [, keyJson] = await Promise.all([
-      runCommand(cli(['users', 'add', user, '--role', 'editor', '--password', password]), env),
+      runCommand(cli(['users', 'add', user, '--role', 'editor', `--password=${password}`]), env),
       runCommand(cli(['keys', 'add', 'bench', '--role', 'editor', '--json']), {
         ...env,
         KEY_ENCRYPTION_KEY: keyEncryptionKey,

@@ -225,7 +225,10 @@ export function usage(): string {
         : [`  ${synopsis}`, `${' '.repeat(40)}${first}`]
     return [...head, ...rest.map((line) => `${' '.repeat(40)}${line}`)]
   })
-  const settings = Object.entries(environmentNames).map(([key, env]) => `  --${kebab(key)}`.padEnd(30) + env)
+  const rows = Object.entries(environmentNames).map(([key, env]) => [`  --${kebab(key)}`, env] as const)
+  // Each flag and its variable on one line, however long the longest flag.
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2
+  const settings = rows.map(([flag, env]) => flag.padEnd(width) + env)
   return `Usage: ers <command> [options]
 
 Commands:
