@@ -10,6 +10,7 @@ import {
 } from 'kysely'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
+import { countEvents } from './event-count.ts'
 import type {
   BackupReport,
   EventStore,
@@ -21,6 +22,7 @@ import type {
   StoredApiKey,
 } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
+import { type HotQueries, hotQueries } from './hot-queries.ts'
 import { migrations } from './migrations/index.ts'
 import { toApiKey, toEvent, toLocation, toUser } from './rows.ts'
 import type { Database } from './schema.ts'
@@ -67,8 +69,10 @@ export interface DialectConnection {
 
 export class KyselyStore implements EventStore {
   readonly #db: Kysely<Database>
+  readonly #hot: HotQueries
   constructor(private readonly dialect: DialectConnection) {
     this.#db = dialect.db
+    this.#hot = hotQueries(dialect.db)
   }
 
   /** Applies every pending migration, all in one transaction or none, under a lock (see the dialects). */
@@ -83,33 +87,16 @@ export class KyselyStore implements EventStore {
   async listEvents(page: Page) {
     return this.#guard(async () => {
       // One statement, so the page and the total come from the same snapshot.
-      const rows = await this.#db
-        .selectFrom('events')
-        .selectAll()
-        .select((eb) => eb.selectFrom('events').select(eb.fn.countAll().as('n')).as('total'))
-        .orderBy('starts_at')
-        .orderBy('id')
-        .limit(page.perPage)
-        .offset(offsetOf(page))
-        .execute()
-      const total =
-        rows.length > 0
-          ? Number(rows[0]?.total)
-          : Number(
-              (
-                await this.#db
-                  .selectFrom('events')
-                  .select((eb) => eb.fn.countAll().as('n'))
-                  .executeTakeFirstOrThrow()
-              ).n,
-            )
+      const { rows } = await this.#db.executeQuery(this.#hot.page(page.perPage, offsetOf(page)))
+      // Past the last page there is no row to carry the total: ask for it alone.
+      const total = Number((rows[0] ?? (await this.#db.executeQuery(this.#hot.total())).rows[0])?.total ?? 0)
       return { total, events: rows.map(toEvent) }
     })
   }
 
   async getEvent(id: number) {
     return this.#guard(async () => {
-      const row = await this.#db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst()
+      const [row] = (await this.#db.executeQuery(this.#hot.event(id))).rows
       return row && toEvent(row)
     })
   }
@@ -157,6 +144,7 @@ export class KyselyStore implements EventStore {
         .returning('id')
         .executeTakeFirst()
       if (!row) throw await whyNotWritten(trx, 'events', id, precondition)
+      await countEvents(trx, -1)
     })
   }
 
@@ -172,7 +160,7 @@ export class KyselyStore implements EventStore {
 
   async getLocation(id: number) {
     return this.#guard(async () => {
-      const row = await this.#db.selectFrom('locations').selectAll().where('id', '=', id).executeTakeFirst()
+      const [row] = (await this.#db.executeQuery(this.#hot.location(id))).rows
       return row && toLocation(row)
     })
   }
@@ -185,7 +173,7 @@ export class KyselyStore implements EventStore {
 
   async findUser(name: string) {
     return this.#guard(async () => {
-      const row = await this.#db.selectFrom('users').selectAll().where('name', '=', name).executeTakeFirst()
+      const [row] = (await this.#db.executeQuery(this.#hot.user(name))).rows
       return row && toUser(row)
     })
   }
@@ -314,7 +302,7 @@ export class KyselyStore implements EventStore {
 
   async findApiKey(id: string) {
     return this.#guard(async () => {
-      const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+      const [row] = (await this.#db.executeQuery(this.#hot.apiKey(id))).rows
       return row && toApiKey(row)
     })
   }

@@ -13,6 +13,8 @@ export interface Database {
   }
   users: { id: Generated<number>; name: string; role: string; password_hash: string }
   meta: { key: string; value: string }
+  /** Counts kept by the writes themselves, each spread over shards (event-count.ts). */
+  counters: { name: string; shard: number; value: number }
   /** POST /events responses remembered by Idempotency-Key, with the event as first created. */
   idempotency_keys: {
     principal: string

@@ -2,6 +2,7 @@
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
+import { countEvents } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import type { Executor } from './kysely-store.ts'
@@ -15,6 +16,7 @@ export async function insertEvent(trx: Executor, event: NewEvent) {
     .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
     .returningAll()
     .executeTakeFirstOrThrow()
+  await countEvents(trx, 1)
   return toEvent(row)
 }
 
@@ -117,6 +119,7 @@ export async function insertLocations(
       onProgress?.(eventCount)
     }
   }
+  await countEvents(trx, eventCount)
   return { locations: locationCount, events: eventCount }
 }
 

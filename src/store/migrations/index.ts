@@ -1,6 +1,7 @@
 // Versioned migrations, as a static list (no file-system scanning, so bundling and tests agree).
 // Each is written once for every dialect; where SQL differs, it asks the flavour, not the name.
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
+import { counterShards, eventCounter } from '../event-count.ts'
 import type { SqlFlavour } from '../flavour.ts'
 
 function initial(flavour: SqlFlavour): Migration {
@@ -97,6 +98,27 @@ function apiKeys(): Migration {
   }
 }
 
+function counters(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('counters')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('value', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('counters_pk', ['name', 'shard'])
+        .execute()
+      // Every shard exists from the start (writes only update), and the count so far goes to
+      // shard 0, counted inside the migration's own transaction (and lock) so none is missed.
+      for (let shard = 0; shard < counterShards; shard++) {
+        await sql`insert into counters (name, shard, value) values (${eventCounter}, ${shard}, 0)`.execute(db)
+      }
+      await sql`update counters set value = (select count(*) from events)
+        where name = ${eventCounter} and shard = 0`.execute(db)
+    },
+  }
+}
+
 export function migrations(flavour: SqlFlavour): MigrationProvider {
   return {
     async getMigrations() {
@@ -104,6 +126,7 @@ export function migrations(flavour: SqlFlavour): MigrationProvider {
         '0001_initial': initial(flavour),
         '0002_idempotency_keys': idempotencyKeys(flavour),
         '0003_api_keys': apiKeys(),
+        '0004_counters': counters(),
       }
     },
   }

@@ -1,0 +1,45 @@
+// The reads made on (almost) every request, compiled once per store (compiled.ts). Columns are
+// named rather than `*`: PostgreSQL refuses to reuse a prepared statement whose result columns a
+// later migration changed, and a named list keeps the result the same when a column is added.
+import type { Kysely } from 'kysely'
+import { compileOnce } from './compiled.ts'
+import { eventTotal } from './event-count.ts'
+import type { Database } from './schema.ts'
+
+const eventColumns = ['id', 'title', 'starts_at', 'location_id', 'version'] as const
+const locationColumns = ['id', 'name', 'address', 'version'] as const
+const userColumns = ['id', 'name', 'role', 'password_hash'] as const
+const apiKeyColumns = ['id', 'name', 'role', 'sealed_secret', 'created_at', 'revoked_at'] as const
+
+export type HotQueries = ReturnType<typeof hotQueries>
+
+export function hotQueries(db: Kysely<Database>) {
+  return {
+    /** One event by id. */
+    event: compileOnce(db.selectFrom('events').select(eventColumns).where('id', '=', -1), [-1]),
+    /**
+     * A page of events in the collection's order (date, then id), each row carrying the total,
+     * so that page and total come from one statement and so one snapshot.
+     */
+    page: compileOnce(
+      db
+        .selectFrom('events')
+        .select(eventColumns)
+        .select(eventTotal().as('total'))
+        .orderBy('starts_at')
+        .orderBy('id')
+        .limit(-1)
+        .offset(-2),
+      [-1, -2],
+    ),
+    /** The total alone, for a page past the end. */
+    total: compileOnce(db.selectNoFrom(eventTotal().as('total')), []),
+    location: compileOnce(db.selectFrom('locations').select(locationColumns).where('id', '=', -1), [-1]),
+    /** Every authenticated request looks its user up (behind the credential cache). */
+    user: compileOnce(db.selectFrom('users').select(userColumns).where('name', '=', '\u0000'), ['\u0000']),
+    /** Every signed request looks its key up. */
+    apiKey: compileOnce(db.selectFrom('api_keys').select(apiKeyColumns).where('id', '=', '\u0000'), [
+      '\u0000',
+    ]),
+  }
+}
