@@ -57,6 +57,10 @@ export async function startService(
   const config = parseConfig({
     logLevel: 'silent',
     seed: 'false',
+    // A test sends far more than a person would, all from one address and one user: request rate
+    // limits are off unless the test is about them (test/contract/rate-limits.test.ts sets them).
+    rateLimitReads: '0',
+    rateLimitWrites: '0',
     ...settings,
     databaseUrl: database.databaseUrl,
     port: '0',
