@@ -8,4 +8,6 @@ export interface SqlFlavour {
   identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
+  /** Statements that create the triggers keeping `event_buckets` (event-buckets.ts). */
+  readonly eventBucketTriggers: readonly string[]
 }

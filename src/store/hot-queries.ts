@@ -1,8 +1,9 @@
 // The reads made on (almost) every request, compiled once per store (compiled.ts). Columns are
 // named rather than `*`: PostgreSQL refuses to reuse a prepared statement whose result columns a
 // later migration changed, and a named list keeps the result the same when a column is added.
-import type { Kysely } from 'kysely'
+import type { InferResult, Kysely } from 'kysely'
 import { compileOnce } from './compiled.ts'
+import { deepPage } from './event-buckets.ts'
 import { eventTotal } from './event-count.ts'
 import type { Database } from './schema.ts'
 
@@ -14,24 +15,24 @@ const apiKeyColumns = ['id', 'name', 'role', 'sealed_secret', 'created_at', 'rev
 export type HotQueries = ReturnType<typeof hotQueries>
 
 export function hotQueries(db: Kysely<Database>) {
+  /**
+   * A page of events in the collection's order (date, then id), each row carrying the total,
+   * so that page and total come from one statement and so one snapshot.
+   */
+  const page = db
+    .selectFrom('events')
+    .select(eventColumns)
+    .select(eventTotal().as('total'))
+    .orderBy('starts_at')
+    .orderBy('id')
+    .limit(-1)
+    .offset(-2)
   return {
     /** One event by id. */
     event: compileOnce(db.selectFrom('events').select(eventColumns).where('id', '=', -1), [-1]),
-    /**
-     * A page of events in the collection's order (date, then id), each row carrying the total,
-     * so that page and total come from one statement and so one snapshot.
-     */
-    page: compileOnce(
-      db
-        .selectFrom('events')
-        .select(eventColumns)
-        .select(eventTotal().as('total'))
-        .orderBy('starts_at')
-        .orderBy('id')
-        .limit(-1)
-        .offset(-2),
-      [-1, -2],
-    ),
+    page: compileOnce(page, [-1, -2]),
+    /** The same rows far into the collection, found from the date buckets: (offset, limit, offset). */
+    deepPage: deepPage<InferResult<typeof page>[number]>(db, eventColumns),
     /** The total alone, for a page past the end. */
     total: compileOnce(db.selectNoFrom(eventTotal().as('total')), []),
     location: compileOnce(db.selectFrom('locations').select(locationColumns).where('id', '=', -1), [-1]),

@@ -10,6 +10,7 @@ import {
 } from 'kysely'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
+import { deepPageOffset } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
   BackupReport,
@@ -87,7 +88,12 @@ export class KyselyStore implements EventStore {
   async listEvents(page: Page) {
     return this.#guard(async () => {
       // One statement, so the page and the total come from the same snapshot.
-      const { rows } = await this.#db.executeQuery(this.#hot.page(page.perPage, offsetOf(page)))
+      const offset = offsetOf(page)
+      const query =
+        offset < deepPageOffset
+          ? this.#hot.page(page.perPage, offset)
+          : this.#hot.deepPage(offset, page.perPage, offset)
+      const { rows } = await this.#db.executeQuery(query)
       // Past the last page there is no row to carry the total: ask for it alone.
       const total = Number((rows[0] ?? (await this.#db.executeQuery(this.#hot.total())).rows[0])?.total ?? 0)
       return { total, events: rows.map(toEvent) }
@@ -239,7 +245,10 @@ export class KyselyStore implements EventStore {
   }
 
   async importLocations(locations: Iterable<ImportLocation>, onProgress?: (events: number) => void) {
-    return this.#write((trx) => insertLocations(trx, this.dialect.flavour, locations, onProgress))
+    return this.#write(async (trx) => {
+      await this.#oneImportAtATime(trx)
+      return insertLocations(trx, this.dialect.flavour, locations, onProgress)
+    })
   }
 
   async initialiseOnce(fill: () => readonly ImportLocation[]) {
@@ -250,6 +259,7 @@ export class KyselyStore implements EventStore {
         .onConflict((oc) => oc.column('key').doNothing())
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
+      await this.#oneImportAtATime(trx)
       await insertLocations(trx, this.dialect.flavour, fill())
       return true
     })
@@ -265,6 +275,14 @@ export class KyselyStore implements EventStore {
 
   async close() {
     await this.dialect.close()
+  }
+
+  /**
+   * An import locks the date buckets of its events statement by statement (event-buckets.ts), in
+   * no overall order: two at once could deadlock on PostgreSQL, so they queue.
+   */
+  async #oneImportAtATime(trx: Executor) {
+    await this.dialect.exclusive?.(trx, 'import')
   }
 
   #write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {

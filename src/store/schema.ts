@@ -15,6 +15,8 @@ export interface Database {
   meta: { key: string; value: string }
   /** Counts kept by the writes themselves, each spread over shards (event-count.ts). */
   counters: { name: string; shard: number; value: number }
+  /** Events per date bucket, kept by triggers (event-buckets.ts). */
+  event_buckets: { bucket: number; shard: number; count: number }
   /** POST /events responses remembered by Idempotency-Key, with the event as first created. */
   idempotency_keys: {
     principal: string

@@ -4,8 +4,7 @@
 // the writes stop, both instances' totals must equal a full count of the table.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import Sqlite from 'better-sqlite3'
-import pg from 'pg'
+import { directQuery } from '../support/direct-sql.ts'
 import { type ServerProcess, startServerProcess } from '../support/process.ts'
 import { basic, type Response, send } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
@@ -16,28 +15,11 @@ const eventType = 'application/vnd.service.event+json'
 const mostEvents = 80
 const writeMs = 4_000
 
-/** `select count(*) from events` straight from the database, beside the service. */
+/** The events in collection order and their count, straight from the database, beside the service. */
 async function fullCount(databaseUrl: string): Promise<{ total: number; ids: number[] }> {
-  const query = 'select id from events order by starts_at, id'
-  if (databaseUrl.startsWith('sqlite:')) {
-    const db = new Sqlite(databaseUrl.slice('sqlite:'.length), { readonly: true })
-    try {
-      const ids = (db.prepare(query).all() as { id: number }[]).map((r) => Number(r.id))
-      const { n } = db.prepare('select count(*) as n from events').get() as { n: number }
-      return { total: Number(n), ids }
-    } finally {
-      db.close()
-    }
-  }
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  try {
-    const ids = (await client.query(query)).rows.map((r) => Number(r.id))
-    const { n } = (await client.query('select count(*) as n from events')).rows[0]
-    return { total: Number(n), ids }
-  } finally {
-    await client.end()
-  }
+  const ids = await directQuery<{ id: number }>(databaseUrl, 'select id from events order by starts_at, id')
+  const [counted] = await directQuery<{ n: number }>(databaseUrl, 'select count(*) as n from events')
+  return { total: Number(counted?.n), ids: ids.map((r) => Number(r.id)) }
 }
 
 for (const target of storeTargets) {

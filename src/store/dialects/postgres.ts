@@ -4,6 +4,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
+import { postgresBucketTriggers } from '../event-buckets.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
 
@@ -73,6 +74,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
+      eventBucketTriggers: postgresBucketTriggers,
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.

@@ -6,6 +6,7 @@ import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely'
 import { DomainError } from '../../domain/errors.ts'
+import { sqliteBucketTriggers } from '../event-buckets.ts'
 import type { DialectConnection, Executor } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
@@ -76,6 +77,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       // AUTOINCREMENT: ids of deleted rows are never handed out again.
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
+      eventBucketTriggers: sqliteBucketTriggers,
     },
     write: (work) =>
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),

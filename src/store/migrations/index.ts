@@ -1,6 +1,7 @@
 // Versioned migrations, as a static list (no file-system scanning, so bundling and tests agree).
 // Each is written once for every dialect; where SQL differs, it asks the flavour, not the name.
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
+import { createEventBuckets } from '../event-buckets.ts'
 import { counterShards, eventCounter } from '../event-count.ts'
 import type { SqlFlavour } from '../flavour.ts'
 
@@ -127,6 +128,7 @@ export function migrations(flavour: SqlFlavour): MigrationProvider {
         '0002_idempotency_keys': idempotencyKeys(flavour),
         '0003_api_keys': apiKeys(),
         '0004_counters': counters(),
+        '0005_event_buckets': { up: (db) => createEventBuckets(db, flavour.eventBucketTriggers) },
       }
     },
   }
