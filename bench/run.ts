@@ -177,11 +177,13 @@ function gitCommit(): { commit: string; dirty: boolean } {
 const order: ScenarioName[] = [
   'get-event',
   'get-page',
+  'deep-page',
   'put-event',
   'signed-put-event',
   'mix-90-10',
   'post-event',
 ]
+const reads: ScenarioName[] = ['get-event', 'get-page', 'deep-page']
 const growthScenarios: ScenarioName[] = ['growth-get-event', 'growth-get-page-1']
 
 async function bench(options: Options): Promise<BenchResult> {
@@ -196,12 +198,12 @@ async function bench(options: Options): Promise<BenchResult> {
 
   const pair = await startPair(options, factory, pinning, options.events)
   const wanted = order.filter((s) => options.scenarios.includes(s))
-  for (const scenario of wanted.filter((s) => s === 'get-event' || s === 'get-page')) {
+  for (const scenario of wanted.filter((s) => reads.includes(s))) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   const atSize = options.growth ? await runAll(driver, pair, options, growthScenarios) : []
   results.push(...atSize)
-  for (const scenario of wanted.filter((s) => s !== 'get-event' && s !== 'get-page')) {
+  for (const scenario of wanted.filter((s) => !reads.includes(s))) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   let verification = pair.verification

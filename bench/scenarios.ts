@@ -5,6 +5,7 @@
 export type ScenarioName =
   | 'get-event'
   | 'get-page'
+  | 'deep-page'
   | 'put-event'
   | 'signed-put-event'
   | 'post-event'
@@ -25,6 +26,11 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'get-page': {
     name: 'get-page',
     what: 'GET /events with a JSON body {"page": <random>, "per_page": 20}',
+    auth: 'none',
+  },
+  'deep-page': {
+    name: 'deep-page',
+    what: 'GET /events at 80% of the collection (page 40,000 of 1,000,000 at per_page 20), JSON body',
     auth: 'none',
   },
   'put-event': {
@@ -103,6 +109,9 @@ function getPage(plan: RequestPlan, page: number): DrawnRequest {
 const randomPage = (plan: RequestPlan, random: Random) =>
   getPage(plan, between(random, 1, Math.max(1, Math.ceil(plan.events / plan.perPage))))
 
+/** The page 80% of the way into the collection: page 40,000 of a million events at 20 a page. */
+export const deepPage = (plan: RequestPlan) => Math.max(1, Math.floor((plan.events * 0.8) / plan.perPage))
+
 function withAuthorization(plan: RequestPlan, request: DrawnRequest): DrawnRequest {
   if (plan.authorization === undefined) return request
   return { ...request, headers: { ...request.headers, authorization: plan.authorization } }
@@ -148,6 +157,8 @@ export function drawRequest(
       return randomPage(plan, random)
     case 'growth-get-page-1':
       return getPage(plan, 1)
+    case 'deep-page':
+      return getPage(plan, deepPage(plan))
     case 'put-event':
       return putEvent(plan, random)
     case 'signed-put-event': {
