@@ -37,7 +37,8 @@ export function ratioChart(result: BenchResult): string {
   })
   const title = `${result.store}, ${result.events.toLocaleString('en')} events, ${result.commit}${result.smoke ? ' (smoke)' : ''}`
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="13">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" font-family="sans-serif" font-size="13">`,
+    `<title>Service ÷ baseline requests/s — ${escapeXml(title)}</title>`,
     '<rect width="100%" height="100%" fill="#fff"/>',
     `<text x="10" y="20" font-size="15" font-weight="bold">Service ÷ baseline requests/s — ${escapeXml(title)}</text>`,
     '<text x="10" y="38" fill="#555">green ≥ 0.5, red below; purple: growth (rps at the larger size ÷ smaller, 1 = flat)</text>',
