@@ -120,7 +120,10 @@ async function measure(
   options: Options,
   plan: RequestPlan,
 ): Promise<Measured> {
-  const base: Omit<LoadRun, 'length'> = { plan, connections: options.connections }
+  const base: Omit<LoadRun, 'length'> = {
+    plan,
+    connections: scenarios[plan.scenario].connections ?? options.connections,
+  }
   await driver.run({ ...base, length: options.warmup })
   const reset = server.resetPeak()
   if (!reset) peakSinceStart = true
