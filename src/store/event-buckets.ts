@@ -55,15 +55,23 @@ const shard = `floor(random() * ${postgresShards})::integer`
 const upsert = `on conflict (bucket, shard) do update set count = event_buckets.count + excluded.count;`
 const postgresApply = (rows: 'new_rows' | 'old_rows', delta: 1 | -1) => `
   insert into event_buckets (bucket, shard, count)
-    select ${bucketOf(rows)}, ${shard}, ${delta} * count(*) from ${rows}
+    select ${bucketOf(rows)}, case when many then 0 else ${shard} end, ${delta} * count(*) from ${rows}
     group by ${bucketOf(rows)} order by ${bucketOf(rows)}
   ${upsert}`
 
 export const postgresBucketTriggers = [
+  // A statement of many rows is an import, and imports queue for one lock (KyselyStore): it keeps
+  // to shard 0, so a large collection has about one row per bucket for a deep page to add up.
   `create function events_bucket_count() returns trigger language plpgsql as $$
+   declare
+     many boolean;
    begin
-     if tg_op = 'INSERT' then ${postgresApply('new_rows', 1)}
-     else ${postgresApply('old_rows', -1)}
+     if tg_op = 'INSERT' then
+       many := exists (select from new_rows offset 1);
+       ${postgresApply('new_rows', 1)}
+     else
+       many := false;
+       ${postgresApply('old_rows', -1)}
      end if;
      return null;
    end $$`,
