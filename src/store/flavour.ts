@@ -8,4 +8,9 @@ export interface SqlFlavour {
   identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
+  /**
+   * Whether `SELECT … FOR UPDATE` locks rows. Where it does not exist (SQLite), `write` already
+   * serialises every writer, so no row lock is needed.
+   */
+  readonly rowLocks: boolean
 }

@@ -20,6 +20,7 @@ const anyFlavour = {
   idType: 'integer',
   identity: (c) => c,
   maxParameters: 1,
+  rowLocks: false,
 } as const satisfies Parameters<typeof migrations>[0]
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
