@@ -93,8 +93,8 @@ export interface EventStore {
   listLocations(page: Page): Promise<{ total: number; locations: Location[] }>
   getLocation(id: number): Promise<Location | undefined>
   createLocation(location: NewLocation): Promise<Location>
-  /** Whether a location with exactly this name and address exists. */
-  hasLocation(location: NewLocation): Promise<boolean>
+  /** A location with exactly this name and address (the oldest, when there are several). */
+  findLocation(location: NewLocation): Promise<Location | undefined>
   /** Changes the location on the same terms as updateEvent. */
   updateLocation(id: number, changes: LocationChanges, precondition?: Precondition): Promise<Location>
   /**

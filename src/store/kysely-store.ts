@@ -182,15 +182,16 @@ export class KyselyStore implements EventStore {
     })
   }
 
-  async hasLocation(location: NewLocation) {
+  async findLocation(location: NewLocation) {
     return this.#guard(async () => {
       const row = await this.#db
         .selectFrom('locations')
-        .select('id')
+        .selectAll()
         .where('name', '=', location.name)
         .where('address', '=', location.address)
+        .orderBy('id')
         .executeTakeFirst()
-      return row !== undefined
+      return row && toLocation(row)
     })
   }
 
