@@ -22,6 +22,7 @@ import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { registerRateLimits } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
+import { entryPointRoutes } from './http/routes/entry-point.ts'
 import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
@@ -138,7 +139,14 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
   registerCors(app, config.corsOrigins)
   // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
   registerForwarded(app, trust)
-  registerBodyParsers(app, [mediaTypes.json, mediaTypes.event, mediaTypes.events, mediaTypes.mergePatch])
+  registerBodyParsers(app, [
+    mediaTypes.json,
+    mediaTypes.event,
+    mediaTypes.events,
+    mediaTypes.location,
+    mediaTypes.locations,
+    mediaTypes.mergePatch,
+  ])
   const verifier = new CredentialVerifier(store, {
     ttlMs: config.authCacheTtlMs,
     cost: config,
@@ -198,8 +206,9 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
     ),
   )
 
+  entryPointRoutes(app)
   eventRoutes(app, store, config.maxPerPage)
-  locationRoutes(app, store)
+  locationRoutes(app, store, config.maxPerPage)
   relationRoutes(app)
   healthRoutes(app, store, counters)
   registerMetrics(app, store)

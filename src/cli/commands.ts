@@ -180,9 +180,39 @@ export const commands: readonly Command[] = [
       if (problems.length > 0) throw new CliError(problems.join('; '))
       await withStore(config, async (store) => {
         await prepare(store, { addsData: true })
+        // Two locations alike are allowed (two halls at one address may share a name), but more
+        // often a command run twice: say so, and add it all the same.
+        const twin = await store.findLocation({ name, address })
+        if (twin) warn(`location ${twin.id} already has this name and address; adding another`)
         out(String((await store.createLocation({ name, address })).id))
       })
     },
+  },
+  {
+    name: 'locations list',
+    operands: [],
+    options: ['json'],
+    synopsis: '[--json]',
+    help: 'list every location: id, name, address\n(--json: an array of {"id", "name", "address"})',
+    run: ({ options, config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        const locations: { id: number; name: string; address: string }[] = []
+        // Page by page, in id order, as GET /locations serves them.
+        for (let page = 1; ; page++) {
+          const { total, locations: found } = await store.listLocations({ page, perPage: 100 })
+          locations.push(...found.map(({ id, name, address }) => ({ id, name, address })))
+          if (found.length === 0 || locations.length >= total) break
+        }
+        if (options.json) return out(JSON.stringify(locations))
+        const idWidth = Math.max(0, ...locations.map((l) => String(l.id).length))
+        const nameWidth = Math.max(0, ...locations.map((l) => [...l.name].length))
+        for (const { id, name, address } of locations) {
+          out(
+            `${String(id).padStart(idWidth)}  ${name}${' '.repeat(nameWidth - [...name].length)}  ${address}`,
+          )
+        }
+      }),
   },
   {
     name: 'import',
@@ -267,6 +297,10 @@ async function withStore(config: Config, work: (store: KyselyStore) => Promise<v
 
 const out = (line: string) => {
   process.stdout.write(`${line}\n`)
+}
+
+const warn = (line: string) => {
+  process.stderr.write(`ers: warning: ${line}\n`)
 }
 
 async function readStdin(): Promise<string> {

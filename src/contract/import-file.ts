@@ -1,24 +1,7 @@
 // The format `ers import` reads, as a TypeBox schema: one definition gives the validator the CLI
 // uses, the static type, and the JSON Schema published as docs/import.schema.json.
 import { type Static, Type } from 'typebox'
-import { DateTime, Title } from './schemas.ts'
-
-/** A location's name: the same rule as an event's title. */
-export const LocationName = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: '\\S',
-  description: '1–200 characters, not only whitespace',
-  examples: ['Town Hall'],
-})
-
-export const LocationAddress = Type.String({
-  minLength: 1,
-  maxLength: 300,
-  pattern: '\\S',
-  description: '1–300 characters, not only whitespace',
-  examples: ['1 Market Square'],
-})
+import { DateTime, LocationAddress, LocationName, Title } from './schemas.ts'
 
 export const ImportEvent = Type.Object(
   { title: Title, date: DateTime },

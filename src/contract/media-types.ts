@@ -5,6 +5,8 @@ export const mediaTypes = {
   events: 'application/vnd.service.events+json',
   event: 'application/vnd.service.event+json',
   location: 'application/vnd.service.location+json',
+  locations: 'application/vnd.service.locations+json',
+  api: 'application/vnd.service.api+json',
   problem: 'application/problem+json',
   json: 'application/json',
   mergePatch: 'application/merge-patch+json',
@@ -13,10 +15,14 @@ export const mediaTypes = {
 /** Link `type` values name the media type without its `+json` suffix (seed §2, Link). */
 export const linkTypes = {
   event: 'application/vnd.service.event',
+  events: 'application/vnd.service.events',
   location: 'application/vnd.service.location',
+  locations: 'application/vnd.service.locations',
 } as const
 
 export const relations = {
   event: '/rel/event',
+  events: '/rel/events',
   location: '/rel/location',
+  locations: '/rel/locations',
 } as const

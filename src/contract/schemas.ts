@@ -23,6 +23,23 @@ export const Title = Type.String({
   description: '1–200 characters, not only whitespace',
 })
 
+/** A location's name: the same rule as an event's title. */
+export const LocationName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: '1–200 characters, not only whitespace',
+  examples: ['Town Hall'],
+})
+
+export const LocationAddress = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  pattern: '\\S',
+  description: '1–300 characters, not only whitespace',
+  examples: ['1 Market Square'],
+})
+
 export const DateTime = Type.String({
   format: 'date-time',
   maxLength: 64,
@@ -61,6 +78,19 @@ export const Location = Type.Object(
 )
 export type LocationRepresentation = Static<typeof Location>
 
+export const LocationCollection = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0 }),
+    locations: Type.Array(Location),
+  },
+  { additionalProperties: false },
+)
+export type LocationCollectionRepresentation = Static<typeof LocationCollection>
+
+/** GET /: the links a client starts from (CONTRACT.md §2, entry point). */
+export const EntryPoint = Type.Object({ links: Type.Array(Link) }, { additionalProperties: false })
+export type EntryPointRepresentation = Static<typeof EntryPoint>
+
 export const FieldError = Type.Object(
   {
     pointer: Type.String({ description: 'JSON Pointer (RFC 6901) into the request body' }),
@@ -88,14 +118,15 @@ export const EventCreate = Type.Object(
 )
 export type EventCreate = Static<typeof EventCreate>
 
-/** PUT /events/<id>: the editable fields, and optionally `id` and `links` so a GET can be PUT back. */
+/** What a PUT takes beside the editable fields, so that a representation can be fetched, edited and PUT back. */
+const putBack = {
+  id: Type.Optional(Type.Integer({ description: 'must equal the id in the path' })),
+  links: Type.Optional(Type.Array(Type.Unknown(), { description: 'ignored' })),
+}
+
+/** PUT /events/<id>: the editable fields, and optionally `id` and `links`. */
 export const EventReplace = Type.Object(
-  {
-    title: Title,
-    date: DateTime,
-    id: Type.Optional(Type.Integer({ description: 'must equal the id in the path' })),
-    links: Type.Optional(Type.Array(Type.Unknown(), { description: 'ignored' })),
-  },
+  { title: Title, date: DateTime, ...putBack },
   { additionalProperties: false },
 )
 export type EventReplace = Static<typeof EventReplace>
@@ -111,7 +142,28 @@ export const EventPatch = Type.Object(
 )
 export type EventPatch = Static<typeof EventPatch>
 
-/** The paging body of GET and QUERY /events. */
+/** POST /locations */
+export const LocationCreate = Type.Object(
+  { name: LocationName, address: LocationAddress },
+  { additionalProperties: false },
+)
+export type LocationCreate = Static<typeof LocationCreate>
+
+/** PUT /locations/<id>: both fields, and optionally `id` and `links`. */
+export const LocationReplace = Type.Object(
+  { name: LocationName, address: LocationAddress, ...putBack },
+  { additionalProperties: false },
+)
+export type LocationReplace = Static<typeof LocationReplace>
+
+/** PATCH /locations/<id>: a JSON merge patch (RFC 7396); neither field may be removed (null). */
+export const LocationPatch = Type.Object(
+  { name: Type.Optional(LocationName), address: Type.Optional(LocationAddress) },
+  { additionalProperties: false },
+)
+export type LocationPatch = Static<typeof LocationPatch>
+
+/** The paging body of GET and QUERY /events and of GET /locations. */
 export const PagingBody = Type.Object(
   {
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxId, description: 'default 1' })),

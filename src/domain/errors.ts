@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'precondition_failed'
+  /** The resource cannot be removed while others still refer to it (a location with events). */
+  | 'in_use'
   | 'invalid_fields'
   | 'idempotency_key_reused'
   | 'rate_limited'

@@ -33,6 +33,11 @@ export interface EventChanges {
   readonly locationId?: number
 }
 
+export interface LocationChanges {
+  readonly name?: string
+  readonly address?: string
+}
+
 /**
  * The stored versions an If-Match or If-None-Match field names: `*` (whatever version is stored),
  * or the versions of the listed tags that are version tags of this service.

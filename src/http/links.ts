@@ -6,10 +6,15 @@ import { pageRelations } from '../domain/paging.ts'
 import type { Event, Location, Page } from '../domain/types.ts'
 
 export const paths = {
+  entryPoint: '/',
   events: '/events',
   event: (id: number) => `/events/${id}`,
+  eventsAt: (locationId: number) => `/events?location_id=${locationId}`,
+  locations: '/locations',
   location: (id: number) => `/locations/${id}`,
-  page: (page: number, perPage: number) => `/events?page=${page}&per_page=${perPage}`,
+  /** A page of a collection (`/events` unless another is named). */
+  page: (page: number, perPage: number, collection = '/events') =>
+    `${collection}?page=${page}&per_page=${perPage}`,
 }
 
 export function eventLinks(event: Pick<Event, 'id' | 'locationId'>): Link[] {
@@ -20,12 +25,32 @@ export function eventLinks(event: Pick<Event, 'id' | 'locationId'>): Link[] {
 }
 
 export function locationLinks(location: Pick<Location, 'id'>): Link[] {
-  return [{ uri: paths.location(location.id), rel: `${relations.location} self`, type: linkTypes.location }]
+  return [
+    { uri: paths.location(location.id), rel: `${relations.location} self edit`, type: linkTypes.location },
+    { uri: paths.eventsAt(location.id), rel: relations.events, type: linkTypes.events },
+  ]
+}
+
+/** What the entry point links to: every resource a client can reach starts here. */
+export function entryPointLinks(): Link[] {
+  // service-desc (/openapi.json) and service-doc (/docs), RFC 8631, join these once they are served.
+  return [
+    { uri: paths.events, rel: relations.events, type: linkTypes.events },
+    { uri: paths.locations, rel: relations.locations, type: linkTypes.locations },
+  ]
+}
+
+/** Links as an RFC 8288 `Link` field. */
+export function linkHeader(links: readonly Pick<Link, 'uri' | 'rel'>[]): string {
+  return links.map(({ uri, rel }) => `<${uri}>; rel="${rel}"`).join(', ')
 }
 
 /** The RFC 8288 `Link` field of a collection page: first, prev, next, last. */
-export function pageLinkHeader(page: Page, total: number): string {
-  return pageRelations(page, total)
-    .map(({ rel, page: n }) => `<${paths.page(n, page.perPage)}>; rel="${rel}"`)
-    .join(', ')
+export function pageLinkHeader(page: Page, total: number, collection = paths.events): string {
+  return linkHeader(
+    pageRelations(page, total).map(({ rel, page: n }) => ({
+      uri: paths.page(n, page.perPage, collection),
+      rel,
+    })),
+  )
 }

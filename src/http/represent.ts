@@ -1,12 +1,14 @@
 // Domain objects become representations here, and only here. Field order is the contract's.
 import type {
+  EntryPointRepresentation,
   EventCollectionRepresentation,
   EventRepresentation,
+  LocationCollectionRepresentation,
   LocationRepresentation,
 } from '../contract/schemas.ts'
 import { formatDateTime } from '../domain/dates.ts'
 import type { Event, Location } from '../domain/types.ts'
-import { eventLinks, locationLinks } from './links.ts'
+import { entryPointLinks, eventLinks, locationLinks } from './links.ts'
 
 export const representEvent = (event: Event): EventRepresentation => ({
   links: eventLinks(event),
@@ -29,3 +31,13 @@ export const representLocation = (location: Location): LocationRepresentation =>
   name: location.name,
   address: location.address,
 })
+
+export const representLocationCollection = (
+  total: number,
+  locations: readonly Location[],
+): LocationCollectionRepresentation => ({
+  total,
+  locations: locations.map(representLocation),
+})
+
+export const representEntryPoint = (): EntryPointRepresentation => ({ links: entryPointLinks() })

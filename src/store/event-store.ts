@@ -1,6 +1,15 @@
 // The one interface the HTTP layer and the CLI use to reach the data. Implementations differ only
 // in their dialect (store/dialects/); everything SQL stays in this folder.
-import type { Event, EventChanges, Location, Page, Precondition, Role, User } from '../domain/types.ts'
+import type {
+  Event,
+  EventChanges,
+  Location,
+  LocationChanges,
+  Page,
+  Precondition,
+  Role,
+  User,
+} from '../domain/types.ts'
 
 export interface NewEvent {
   readonly title: string
@@ -80,8 +89,20 @@ export interface EventStore {
   /** Deletes the event on the same terms as updateEvent: `not_found`, or `precondition_failed`. */
   deleteEvent(id: number, precondition?: Precondition): Promise<void>
 
+  /** One page of locations in id order and the total, read as one consistent snapshot. */
+  listLocations(page: Page): Promise<{ total: number; locations: Location[] }>
   getLocation(id: number): Promise<Location | undefined>
   createLocation(location: NewLocation): Promise<Location>
+  /** A location with exactly this name and address (the oldest, when there are several). */
+  findLocation(location: NewLocation): Promise<Location | undefined>
+  /** Changes the location on the same terms as updateEvent. */
+  updateLocation(id: number, changes: LocationChanges, precondition?: Precondition): Promise<Location>
+  /**
+   * Deletes the location on the same terms as deleteEvent, and fails with `in_use` (saying how
+   * many) while events take place there. An event written there at the same time either counts
+   * or fails with `invalid_fields` as for an unknown location: no event is ever left without one.
+   */
+  deleteLocation(id: number, precondition?: Precondition): Promise<void>
 
   findUser(name: string): Promise<User | undefined>
   /** Every user, ordered by name (by code point, the same on every store). */

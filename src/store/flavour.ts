@@ -10,4 +10,9 @@ export interface SqlFlavour {
   readonly maxParameters: number
   /** Statements that create the triggers keeping `event_buckets` (event-buckets.ts). */
   readonly eventBucketTriggers: readonly string[]
+  /**
+   * Whether `SELECT … FOR UPDATE` locks rows. Where it does not exist (SQLite), `write` already
+   * serialises every writer, so no row lock is needed.
+   */
+  readonly rowLocks: boolean
 }

@@ -1,7 +1,7 @@
 // The reads made on (almost) every request, compiled once per store (compiled.ts). Columns are
 // named rather than `*`: PostgreSQL refuses to reuse a prepared statement whose result columns a
 // later migration changed, and a named list keeps the result the same when a column is added.
-import type { InferResult, Kysely } from 'kysely'
+import { type InferResult, type Kysely, sql } from 'kysely'
 import { compileOnce } from './compiled.ts'
 import { deepPage } from './event-buckets.ts'
 import { eventTotal } from './event-count.ts'
@@ -11,6 +11,8 @@ const eventColumns = ['id', 'title', 'starts_at', 'location_id', 'version'] as c
 const locationColumns = ['id', 'name', 'address', 'version'] as const
 const userColumns = ['id', 'name', 'role', 'password_hash'] as const
 const apiKeyColumns = ['id', 'name', 'role', 'sealed_secret', 'created_at', 'revoked_at'] as const
+
+const locationTotal = sql<number>`(select count(*) from locations)`
 
 export type HotQueries = ReturnType<typeof hotQueries>
 
@@ -36,6 +38,21 @@ export function hotQueries(db: Kysely<Database>) {
     /** The total alone, for a page past the end. */
     total: compileOnce(db.selectNoFrom(eventTotal().as('total')), []),
     location: compileOnce(db.selectFrom('locations').select(locationColumns).where('id', '=', -1), [-1]),
+    /**
+     * A page of locations in id order, each row carrying the total. Locations are few next to
+     * events, so they are counted rather than kept in a counter.
+     */
+    locationPage: compileOnce(
+      db
+        .selectFrom('locations')
+        .select(locationColumns)
+        .select(locationTotal.as('total'))
+        .orderBy('id')
+        .limit(-1)
+        .offset(-2),
+      [-1, -2],
+    ),
+    locationTotal: compileOnce(db.selectNoFrom(locationTotal.as('total')), []),
     /** Every authenticated request looks its user up (behind the credential cache). */
     user: compileOnce(db.selectFrom('users').select(userColumns).where('name', '=', '\u0000'), ['\u0000']),
     /** Every signed request looks its key up. */

@@ -1,6 +1,7 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
 import {
+  type CompiledQuery,
   type Kysely,
   type MigrationProvider,
   type MigrationResultSet,
@@ -9,7 +10,7 @@ import {
   type Transaction,
 } from 'kysely'
 import { offsetOf } from '../domain/paging.ts'
-import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
+import type { EventChanges, LocationChanges, Page, Precondition, Role } from '../domain/types.ts'
 import { deepPageOffset } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
@@ -28,13 +29,14 @@ import { migrations } from './migrations/index.ts'
 import { toApiKey, toEvent, toLocation, toUser } from './rows.ts'
 import type { Database } from './schema.ts'
 import {
+  deleteLocation,
+  deleteVersioned,
   insertEvent,
   insertEventOnce,
   insertLocations,
   requireLocation,
   requireStorable,
-  whyNotWritten,
-  withPrecondition,
+  updateVersioned,
 } from './writes.ts'
 
 export type Executor = Kysely<Database> | Transaction<Database>
@@ -87,17 +89,33 @@ export class KyselyStore implements EventStore {
 
   async listEvents(page: Page) {
     return this.#guard(async () => {
-      // One statement, so the page and the total come from the same snapshot.
       const offset = offsetOf(page)
-      const query =
+      const { total, rows } = await this.#page(
         offset < deepPageOffset
           ? this.#hot.page(page.perPage, offset)
-          : this.#hot.deepPage(offset, page.perPage, offset)
-      const { rows } = await this.#db.executeQuery(query)
-      // Past the last page there is no row to carry the total: ask for it alone.
-      const total = Number((rows[0] ?? (await this.#db.executeQuery(this.#hot.total())).rows[0])?.total ?? 0)
+          : this.#hot.deepPage(offset, page.perPage, offset),
+        this.#hot.total(),
+      )
       return { total, events: rows.map(toEvent) }
     })
+  }
+
+  async listLocations(page: Page) {
+    return this.#guard(async () => {
+      const { total, rows } = await this.#page(
+        this.#hot.locationPage(page.perPage, offsetOf(page)),
+        this.#hot.locationTotal(),
+      )
+      return { total, locations: rows.map(toLocation) }
+    })
+  }
+
+  /** A page whose rows each carry the total: one statement, so both come from one snapshot. */
+  async #page<R extends { total: number }>(page: CompiledQuery<R>, total: CompiledQuery<{ total: number }>) {
+    const { rows } = await this.#db.executeQuery(page)
+    // Past the last page there is no row to carry the total: ask for it alone.
+    const first = rows[0] ?? (await this.#db.executeQuery(total)).rows[0]
+    return { total: Number(first?.total ?? 0), rows }
   }
 
   async getEvent(id: number) {
@@ -123,33 +141,19 @@ export class KyselyStore implements EventStore {
   async updateEvent(id: number, changes: EventChanges, precondition?: Precondition) {
     return this.#write(async (trx) => {
       requireStorable('/title', changes.title)
-      if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId, '/location_id')
-      const row = await withPrecondition(
-        trx
-          .updateTable('events')
-          .set((eb) => ({
-            ...(changes.title !== undefined && { title: changes.title }),
-            ...(changes.date !== undefined && { starts_at: changes.date }),
-            ...(changes.locationId !== undefined && { location_id: changes.locationId }),
-            // An empty merge patch changes nothing, so the ETag must not change either.
-            version: Object.keys(changes).length > 0 ? eb('version', '+', 1) : eb.ref('version'),
-          }))
-          .where('id', '=', id),
-        precondition,
-      )
-        .returningAll()
-        .executeTakeFirst()
-      if (!row) throw await whyNotWritten(trx, 'events', id, precondition)
-      return toEvent(row)
+      if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
+      const values = {
+        ...(changes.title !== undefined && { title: changes.title }),
+        ...(changes.date !== undefined && { starts_at: changes.date }),
+        ...(changes.locationId !== undefined && { location_id: changes.locationId }),
+      }
+      return toEvent(await updateVersioned(trx, 'events', id, values, precondition))
     })
   }
 
   async deleteEvent(id: number, precondition?: Precondition) {
     await this.#write(async (trx) => {
-      const row = await withPrecondition(trx.deleteFrom('events').where('id', '=', id), precondition)
-        .returning('id')
-        .executeTakeFirst()
-      if (!row) throw await whyNotWritten(trx, 'events', id, precondition)
+      await deleteVersioned(trx, 'events', id, precondition)
       await countEvents(trx, -1)
     })
   }
@@ -172,9 +176,39 @@ export class KyselyStore implements EventStore {
   }
 
   async createLocation(location: NewLocation) {
-    return this.#write(async (trx) =>
-      toLocation(await trx.insertInto('locations').values(location).returningAll().executeTakeFirstOrThrow()),
-    )
+    return this.#write(async (trx) => {
+      requireStorable('/name', location.name)
+      requireStorable('/address', location.address)
+      const values = { name: location.name, address: location.address }
+      return toLocation(
+        await trx.insertInto('locations').values(values).returningAll().executeTakeFirstOrThrow(),
+      )
+    })
+  }
+
+  async findLocation(location: NewLocation) {
+    return this.#guard(async () => {
+      const row = await this.#db
+        .selectFrom('locations')
+        .selectAll()
+        .where('name', '=', location.name)
+        .where('address', '=', location.address)
+        .orderBy('id')
+        .executeTakeFirst()
+      return row && toLocation(row)
+    })
+  }
+
+  async updateLocation(id: number, changes: LocationChanges, precondition?: Precondition) {
+    return this.#write(async (trx) => {
+      requireStorable('/name', changes.name)
+      requireStorable('/address', changes.address)
+      return toLocation(await updateVersioned(trx, 'locations', id, changes, precondition))
+    })
+  }
+
+  async deleteLocation(id: number, precondition?: Precondition) {
+    await this.#write((trx) => deleteLocation(trx, this.dialect.flavour, id, precondition))
   }
 
   async findUser(name: string) {

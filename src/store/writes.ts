@@ -1,4 +1,5 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction.
+import type { Selectable, Updateable } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
@@ -6,11 +7,13 @@ import { countEvents } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import type { Executor } from './kysely-store.ts'
+import { locationInUse, unknownLocation } from './location-references.ts'
 import { toEvent } from './rows.ts'
+import type { Database } from './schema.ts'
 
 export async function insertEvent(trx: Executor, event: NewEvent) {
   requireStorable('/title', event.title)
-  await requireLocation(trx, event.locationId, '/location_id')
+  await requireLocation(trx, event.locationId)
   const row = await trx
     .insertInto('events')
     .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
@@ -20,9 +23,11 @@ export async function insertEvent(trx: Executor, event: NewEvent) {
   return toEvent(row)
 }
 
-export async function requireLocation(trx: Executor, id: number, pointer: string) {
+export async function requireLocation(trx: Executor, id: number) {
   const found = await trx.selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst()
-  if (!found) throw invalidField(pointer, `names no existing location (${id})`)
+  // A location deleted after this check and before the write commits breaks the foreign key
+  // instead, which the dialect reports as the same error (location-references.ts).
+  if (!found) throw unknownLocation(id)
 }
 
 // PostgreSQL's text type cannot hold U+0000; every store refuses it so that all stores agree.
@@ -77,7 +82,7 @@ const noVersion = [-1]
  */
 export async function whyNotWritten(
   trx: Executor,
-  table: 'events' | 'locations',
+  table: Versioned,
   id: number,
   precondition: Precondition | undefined,
 ): Promise<DomainError> {
@@ -91,6 +96,78 @@ export async function whyNotWritten(
     'precondition_failed',
     field ? failureDetail(field, what) : `${what} changed while it was being written; read it again`,
   )
+}
+
+/** The tables whose rows carry a version, the ETag of their representations. */
+export type Versioned = 'events' | 'locations'
+
+/**
+ * Writes `values` to row `id` when the precondition holds, raising its version unless `values`
+ * is empty (an empty merge patch changes nothing, so the ETag must not change either); else
+ * fails as whyNotWritten says. Answers the row as written.
+ */
+export async function updateVersioned<T extends Versioned>(
+  trx: Executor,
+  table: T,
+  id: number,
+  values: Updateable<Database[T]>,
+  precondition: Precondition | undefined,
+): Promise<Selectable<Database[T]>> {
+  // Typed for one table: Kysely cannot type a statement over a union of tables.
+  const row = await withPrecondition(
+    trx
+      .updateTable(table as Versioned as 'events')
+      .set((eb) => ({
+        ...(values as Updateable<Database['events']>),
+        version: Object.keys(values).length > 0 ? eb('version', '+', 1) : eb.ref('version'),
+      }))
+      .where('id', '=', id),
+    precondition,
+  )
+    .returningAll()
+    .executeTakeFirst()
+  if (!row) throw await whyNotWritten(trx, table, id, precondition)
+  return row as Selectable<Database[T]>
+}
+
+/** Deletes row `id` when the precondition holds; else fails as whyNotWritten says. */
+export async function deleteVersioned(
+  trx: Executor,
+  table: Versioned,
+  id: number,
+  precondition: Precondition | undefined,
+): Promise<void> {
+  const row = await withPrecondition(trx.deleteFrom(table).where('id', '=', id), precondition)
+    .returning('id')
+    .executeTakeFirst()
+  if (!row) throw await whyNotWritten(trx, table, id, precondition)
+}
+
+/**
+ * Deletes location `id` when the precondition holds and no event takes place there; else fails
+ * with `in_use` and their number, or as whyNotWritten says.
+ */
+export async function deleteLocation(
+  trx: Executor,
+  flavour: SqlFlavour,
+  id: number,
+  precondition: Precondition | undefined,
+): Promise<void> {
+  // The row is locked before the events are counted. On PostgreSQL (READ COMMITTED) an event
+  // written meanwhile holds a key-share lock on it from its foreign-key check, which FOR UPDATE
+  // waits for: that event is committed by the count and counted. One that comes later waits for
+  // this transaction and then finds the location gone (the key's violation: unknownLocation).
+  // SQLite serialises every writer, so there the count cannot be overtaken.
+  const select = withPrecondition(trx.selectFrom('locations').select('id').where('id', '=', id), precondition)
+  const found = await (flavour.rowLocks ? select.forUpdate() : select).executeTakeFirst()
+  if (!found) throw await whyNotWritten(trx, 'locations', id, precondition)
+  const { events } = await trx
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('events'))
+    .where('location_id', '=', id)
+    .executeTakeFirstOrThrow()
+  if (Number(events) > 0) throw locationInUse(id, Number(events))
+  await deleteVersioned(trx, 'locations', id, precondition)
 }
 
 export async function insertLocations(

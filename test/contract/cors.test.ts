@@ -141,6 +141,27 @@ for (const target of storeTargets) {
       ])
     })
 
+    it('answers preflights on /locations, /locations/<id> and / with their own methods, and a location write with the CORS fields', async () => {
+      for (const [path, methods] of [
+        ['/locations', ['GET', 'HEAD', 'OPTIONS', 'POST']],
+        [`/locations/${ctx.locationId}`, ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT']],
+        ['/', ['GET', 'HEAD', 'OPTIONS']],
+      ] as const) {
+        const res = await ctx.http('OPTIONS', path, {
+          headers: { origin: allowed, 'access-control-request-method': 'GET' },
+        })
+        assert.equal(res.status, 204, path)
+        assert.deepEqual(methodSet(res.header('access-control-allow-methods')), methods, path)
+      }
+      const created = await ctx.http('POST', '/locations', {
+        headers: { ...jsonHeaders(ctx.service.editorAuth), origin: allowed },
+        body: { name: 'Cross-origin Hall', address: '1 Browser Way' },
+      })
+      assert.equal(created.status, 201, created.text)
+      assert.equal(created.header('access-control-allow-origin'), allowed)
+      assert.ok(tokens(created.header('access-control-expose-headers')).includes('location'))
+    })
+
     it('gives a preflight from an origin not listed no CORS field, so the browser stops there', async () => {
       const res = await ctx.http('OPTIONS', `/events/${event.id}`, {
         headers: { origin: other, 'access-control-request-method': 'DELETE' },

@@ -225,7 +225,7 @@ for (const target of storeTargets) {
       it('unknown paths, non-numeric, zero, negative and out-of-range ids', async () => {
         for (const path of [
           '/nope',
-          '/',
+          '/index.html',
           '/event',
           '/events/abc',
           '/events/0',
@@ -241,7 +241,7 @@ for (const target of storeTargets) {
           '/locations/0',
           '/locations/99999999999999999999',
           '/locations/987654',
-          '/locations',
+          '/locations/1/events',
           '/rel/nope',
         ]) {
           const res = await ctx.http('GET', path)

@@ -136,6 +136,10 @@ for (const target of storeTargets) {
         ['HEAD', '/events'],
         ['GET', `/locations/${ctx.locationId}`],
         ['HEAD', `/locations/${ctx.locationId}`],
+        ['GET', '/locations'],
+        ['HEAD', '/locations'],
+        ['GET', '/'],
+        ['HEAD', '/'],
       ] as const) {
         const res = await ctx.http(method, path)
         assert.equal(res.status, 200, `${method} ${path}: ${res.text}`)

@@ -1,9 +1,16 @@
-// Locations and link relations (seed §2, §4 #4; CONTRACT.md §2 Location, §3): a location is a
-// read-only resource reached from an event's link; the relation URIs an event uses are themselves
-// resources documenting the relation, as JSON or, for a browser, as HTML.
+// Locations and link relations (seed §2, §4 #4; CONTRACT.md §2 Location, §3): a location is
+// reached from an event's link; the relation URIs the service uses are themselves resources
+// documenting the relation, as JSON or, for a browser, as HTML. Writing locations:
+// test/contract/locations.test.ts.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { assertProblem, contractService, type Json, types } from '../support/contract.ts'
+import {
+  assertProblem,
+  contractService,
+  expectedLocationLinks,
+  type Json,
+  types,
+} from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
@@ -21,9 +28,7 @@ for (const target of storeTargets) {
         const body = res.json()
         assert.deepEqual(Object.keys(body).sort(), ['address', 'id', 'links', 'name'])
         assert.deepEqual(body, {
-          links: [
-            { uri: `/locations/${id}`, rel: '/rel/location self', type: 'application/vnd.service.location' },
-          ],
+          links: expectedLocationLinks(id),
           id,
           name: 'Town Hall',
           address: '1 Market Square',
@@ -66,8 +71,10 @@ for (const target of storeTargets) {
     })
 
     describe('link relations', () => {
-      it('/rel/event and /rel/location answer JSON documentation by default and for application/json', async () => {
-        for (const rel of ['/rel/event', '/rel/location']) {
+      const documented = ['/rel/event', '/rel/location', '/rel/events', '/rel/locations']
+
+      it('/rel/event, /rel/location, /rel/events and /rel/locations answer JSON documentation by default and for application/json', async () => {
+        for (const rel of documented) {
           for (const accept of [undefined, 'application/json', '*/*']) {
             const res = await ctx.http('GET', rel, accept === undefined ? {} : { headers: { accept } })
             assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
@@ -78,8 +85,8 @@ for (const target of storeTargets) {
         }
       })
 
-      it('/rel/event and /rel/location answer HTML to a browser', async () => {
-        for (const rel of ['/rel/event', '/rel/location']) {
+      it('/rel/event, /rel/location, /rel/events and /rel/locations answer HTML to a browser', async () => {
+        for (const rel of documented) {
           for (const accept of ['text/html', browserAccept]) {
             const res = await ctx.http('GET', rel, { headers: { accept } })
             assert.equal(res.status, 200, `GET ${rel} Accept: ${accept}`)
@@ -98,6 +105,21 @@ for (const target of storeTargets) {
         )
         assert.deepEqual([...rels].sort(), ['/rel/event', '/rel/location'])
         for (const rel of rels) {
+          assert.equal((await ctx.http('GET', rel)).status, 200, `GET ${rel}`)
+        }
+      })
+
+      it('every relation a location and the entry point use can be dereferenced', async () => {
+        const id = await ctx.newLocation()
+        const location = (await ctx.http('GET', `/locations/${id}`)).json()
+        const entry = (await ctx.http('GET', '/')).json()
+        const used = new Set<string>(
+          [...location.links, ...entry.links].flatMap((l: Json) =>
+            l.rel.split(' ').filter((r: string) => r.startsWith('/')),
+          ),
+        )
+        assert.deepEqual([...used].sort(), ['/rel/events', '/rel/location', '/rel/locations'])
+        for (const rel of used) {
           assert.equal((await ctx.http('GET', rel)).status, 200, `GET ${rel}`)
         }
       })

@@ -39,6 +39,18 @@ for (const target of storeTargets) {
       assert.match(res.text, /^process_cpu_user_seconds_total /m)
     })
 
+    it('labels the location routes and the entry point by their patterns', async () => {
+      assert.equal((await ctx.service.request('GET', '/locations/1')).status, 200)
+      assert.equal((await ctx.service.request('GET', '/locations')).status, 200)
+      assert.equal((await ctx.service.request('GET', '/')).status, 200)
+      const res = await ctx.service.request('GET', '/metrics')
+      for (const route of ['/locations/:id', '/locations', '/']) {
+        const series = `http_requests_total{method="GET",route="${route}",status="200"}`
+        assert.ok((sample(res.text, series) ?? 0) >= 1, `${series} in ${res.text}`)
+      }
+      assert.doesNotMatch(res.text, /route="\/locations\/1"/)
+    })
+
     it(`${target.name === 'postgres' ? 'reports' : 'has no'} database pool figures`, async () => {
       const res = await ctx.service.request('GET', '/metrics')
       const total = sample(res.text, 'db_pool_connections{state="total"}')

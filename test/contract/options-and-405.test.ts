@@ -17,7 +17,9 @@ import { storeTargets } from '../support/stores.ts'
 const allow = {
   events: ['GET', 'QUERY', 'POST', 'HEAD', 'OPTIONS'].sort(),
   event: ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].sort(),
-  location: ['GET', 'HEAD', 'OPTIONS'].sort(),
+  locations: ['GET', 'POST', 'HEAD', 'OPTIONS'].sort(),
+  location: ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].sort(),
+  entryPoint: ['GET', 'HEAD', 'OPTIONS'].sort(),
   relation: ['GET', 'HEAD', 'OPTIONS'].sort(),
 }
 
@@ -53,13 +55,32 @@ for (const target of storeTargets) {
         assert.equal(res.header('accept-query'), undefined, 'an event takes no QUERY')
       })
 
-      it('/locations/<id>: 204, Allow GET HEAD OPTIONS and no Accept-* fields', async () => {
+      it('/locations: 204, Allow GET POST HEAD OPTIONS and Accept-Post', async () => {
+        const res = await ctx.http('OPTIONS', '/locations')
+        assert.equal(res.status, 204)
+        assert.equal(res.text, '')
+        assert.deepEqual(methodSet(res.header('allow')), allow.locations)
+        assert.deepEqual(typeSet(res.header('accept-post')), [types.location, types.json].sort())
+        assert.equal(res.header('accept-patch'), undefined, 'nothing on /locations takes a patch')
+        assert.equal(res.header('accept-query'), undefined, '/locations takes no QUERY')
+      })
+
+      it('/locations/<id>: 204, Allow GET PUT PATCH DELETE HEAD OPTIONS and Accept-Patch', async () => {
         const res = await ctx.http('OPTIONS', `/locations/${ctx.locationId}`)
         assert.equal(res.status, 204)
         assert.equal(res.text, '')
         assert.deepEqual(methodSet(res.header('allow')), allow.location)
+        assert.deepEqual(typeSet(res.header('accept-patch')), [types.mergePatch])
+        assert.equal(res.header('accept-post'), undefined, 'a location takes no POST')
+        assert.equal(res.header('accept-query'), undefined, 'a location takes no QUERY')
+      })
+
+      it('/ (the entry point): 204, Allow GET HEAD OPTIONS and no Accept-* fields', async () => {
+        const res = await ctx.http('OPTIONS', '/')
+        assert.equal(res.status, 204)
+        assert.deepEqual(methodSet(res.header('allow')), allow.entryPoint)
         for (const field of ['accept-post', 'accept-patch', 'accept-query']) {
-          assert.equal(res.header(field), undefined, `a location has no ${field}`)
+          assert.equal(res.header(field), undefined, `the entry point has no ${field}`)
         }
       })
 
@@ -72,7 +93,14 @@ for (const target of storeTargets) {
       })
 
       it('needs no credentials', async () => {
-        for (const path of ['/events', `/events/${event.id}`, `/locations/${ctx.locationId}`, '/rel/event']) {
+        for (const path of [
+          '/',
+          '/events',
+          `/events/${event.id}`,
+          '/locations',
+          `/locations/${ctx.locationId}`,
+          '/rel/event',
+        ]) {
           const res = await ctx.http('OPTIONS', path)
           assert.equal(res.status, 204, `OPTIONS ${path}`)
           assert.equal(res.header('www-authenticate'), undefined)
@@ -123,21 +151,32 @@ for (const target of storeTargets) {
         assert.deepEqual((await ctx.readEvent(event.id)).event, event)
       })
 
-      it('on /locations/<id>: PUT, PATCH, POST, DELETE — locations are read-only', async () => {
+      it('on /locations: PUT, PATCH, DELETE, QUERY — and the locations are untouched', async () => {
+        const before = await ctx.http('GET', '/locations')
+        await notAllowed('PUT', '/locations', allow.locations, { name: 'Renamed', address: 'Elsewhere' })
+        await notAllowed('PATCH', '/locations', allow.locations, { name: 'Renamed' })
+        await notAllowed('DELETE', '/locations', allow.locations)
+        await notAllowed('QUERY', '/locations', allow.locations, { page: 1 })
+        const after = await ctx.http('GET', '/locations')
+        assert.deepEqual(after.json(), before.json(), 'the locations are unchanged')
+      })
+
+      it('on /locations/<id>: POST, QUERY — and the location is untouched', async () => {
         const before = await ctx.http('GET', `/locations/${ctx.locationId}`)
-        await notAllowed('PUT', `/locations/${ctx.locationId}`, allow.location, {
-          name: 'Renamed',
-          address: 'Elsewhere',
-        })
-        await notAllowed('PATCH', `/locations/${ctx.locationId}`, allow.location, { name: 'Renamed' })
         await notAllowed('POST', `/locations/${ctx.locationId}`, allow.location, {
           name: 'New',
           address: 'New',
         })
-        await notAllowed('DELETE', `/locations/${ctx.locationId}`, allow.location)
+        await notAllowed('QUERY', `/locations/${ctx.locationId}`, allow.location, { page: 1 })
         const after = await ctx.http('GET', `/locations/${ctx.locationId}`)
         assert.equal(after.status, 200)
         assert.deepEqual(after.json(), before.json(), 'the location is unchanged')
+      })
+
+      it('on /: POST, PUT, DELETE', async () => {
+        await notAllowed('POST', '/', allow.entryPoint, {})
+        await notAllowed('PUT', '/', allow.entryPoint, {})
+        await notAllowed('DELETE', '/', allow.entryPoint)
       })
 
       it('on /rel/event: POST, PUT, DELETE', async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { hashPassword } from '../../src/auth/passwords.ts'
-import { assertProblem, contractService, jsonHeaders } from '../support/contract.ts'
+import { assertProblem, contractService, jsonHeaders, types } from '../support/contract.ts'
 import { basic, type Response } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -149,6 +149,27 @@ for (const target of storeTargets) {
       const other = await post(editor2)
       assert.equal(other.status, 201, other.text)
       assert.equal(assertLimited(other, 'writes', writes).r, writes - 1)
+    })
+
+    it('counts location writes with the writes of their principal, and /locations and / as reads', async () => {
+      const address = '198.51.100.7'
+      const auth = basic('editor4', 'editor4-password-1')
+      await ctx.service.store.putUser('editor4', 'editor', await hashPassword('editor4-password-1'))
+      const created = await ctx.http('POST', '/locations', {
+        headers: { ...jsonHeaders(auth), 'x-forwarded-for': address },
+        body: { name: 'Counted Hall', address: '1 Quota Street' },
+      })
+      assert.equal(created.status, 201, created.text)
+      assert.equal(assertLimited(created, 'writes', writes).r, writes - 1)
+      const renamed = await ctx.http('PATCH', `/locations/${created.json().id}`, {
+        headers: { ...jsonHeaders(auth, types.mergePatch), 'x-forwarded-for': address },
+        body: { name: 'Counted Hall 2' },
+      })
+      assert.equal(assertLimited(renamed, 'writes', writes).r, writes - 2)
+      const list = await ctx.http('GET', '/locations', from(address))
+      assert.equal(assertLimited(list, 'reads', reads).r, reads - 1)
+      const entry = await ctx.http('GET', '/', from(address))
+      assert.equal(assertLimited(entry, 'reads', reads).r, reads - 2)
     })
 
     it('keeps reads and writes apart: reads do not eat the write budget, nor writes the read budget', async () => {

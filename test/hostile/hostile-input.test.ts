@@ -11,8 +11,9 @@
 // 3. The same HTTP traffic with valid editor credentials on a good part of it, so hostile bodies
 //    reach the JSON parser and the validation of writes: each 2xx write is checked against what it
 //    asked for (credentials, media type, strict UTF-8 JSON without prototype keys, fields, If-Match
-//    against the known version), a model of the events follows the 2xx answers, and the data
-//    afterwards is exactly the model, locations and users untouched.
+//    against the known version), a model of the events and locations follows the 2xx answers, and
+//    the data afterwards is exactly the model (no location deleted while an event refers to it),
+//    users untouched.
 //
 // Every answer: status < 500, the headers of every response, an exact Content-Length, problem+json
 // for errors, nothing internal in any body (test/support/contract.ts), and never a 2xx/3xx for
@@ -85,6 +86,37 @@ const settings = {
 
 const knownMethods = new Set(['GET', 'HEAD', 'QUERY', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Which kind of resource a write went to, and the id in its path (NaN for a collection). */
+function targetOf(request: HostileRequest): { kind: 'event' | 'location'; id: number } {
+  const path = request.path.split('?')[0] ?? ''
+  const kind = /^\/locations(\/|$)/.test(path) ? 'location' : 'event'
+  return { kind, id: Number(/^\/(?:events|locations)\/([1-9]\d*)$/.exec(path)?.[1]) }
+}
+
+type BodyWrite = 'POST' | 'PUT' | 'PATCH'
+/** The fields each write may carry and must carry, by kind and method (CONTRACT.md §3). */
+const writeRules: Record<
+  'event' | 'location',
+  { permitted: Record<BodyWrite, readonly string[]>; required: Record<BodyWrite, readonly string[]> }
+> = {
+  event: {
+    permitted: {
+      POST: ['title', 'date', 'location_id'],
+      PUT: ['title', 'date', 'id', 'links'],
+      PATCH: ['title', 'date', 'location_id'],
+    },
+    required: { POST: ['title', 'date', 'location_id'], PUT: ['title', 'date'], PATCH: [] },
+  },
+  location: {
+    permitted: {
+      POST: ['name', 'address'],
+      PUT: ['name', 'address', 'id', 'links'],
+      PATCH: ['name', 'address'],
+    },
+    required: { POST: ['name', 'address'], PUT: ['name', 'address'], PATCH: [] },
+  },
+}
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 /** A request as a line a human can replay. */
@@ -111,14 +143,14 @@ interface Answer {
 /** Everything stored that hostile traffic must not change, as one string. */
 async function dumpData(service: TestService) {
   const { total, events } = await service.store.listEvents({ page: 1, perPage: 1_000_000 })
-  const locations = []
-  for (let id = 1; id <= 12; id++) locations.push((await service.store.getLocation(id)) ?? null)
+  const { locations } = await service.store.listLocations({ page: 1, perPage: 1_000_000 })
   const users = await service.store.listUsers()
   return {
     total,
     events,
+    locations,
     text: JSON.stringify({ total, events, locations, users }),
-    rest: JSON.stringify({ locations, users }),
+    users: JSON.stringify(users),
   }
 }
 
@@ -377,8 +409,10 @@ for (const target of storeTargets) {
     it('hostile writes with editor credentials change exactly what their 2xx answers say', async () => {
       const before = await dumpData(service)
       const model = new Map(before.events.map((e) => [e.id, { ...e }]))
+      const locationModel = new Map(before.locations.map((l) => [l.id, { ...l }]))
       const deleted = new Set<number>()
       const created = new Set<number>()
+      const deletedLocations = new Set<number>()
       const writer: HostileWorld = { ...world, editorCredentials: true, maxEventId: 40 }
       await check(
         fc.array(requestArb(writer), { minLength: 1, maxLength: 10 }),
@@ -386,8 +420,11 @@ for (const target of storeTargets) {
         batches.writes,
         describeBatch,
         async (requests) => {
-          // The version of each event as the batch starts, for the If-Match oracle.
-          const versions = new Map([...model].map(([id, e]) => [id, e.version]))
+          // The version of each event and location as the batch starts, for the If-Match oracle.
+          const versions = {
+            event: new Map([...model].map(([id, e]) => [id, e.version])),
+            location: new Map([...locationModel].map(([id, l]) => [id, l.version])),
+          }
           const answers = await Promise.all(requests.map(send))
           for (const answer of answers) {
             checkAnswer(answer)
@@ -401,13 +438,29 @@ for (const target of storeTargets) {
         },
       )
       const after = await dumpData(service)
-      assert.equal(after.rest, before.rest, 'locations and users are never written by this traffic')
+      assert.equal(after.users, before.users, 'users are never written by this traffic')
       const expected = [...model.values()].sort((a, b) => a.id - b.id)
       const actual = [...after.events].sort((a, b) => a.id - b.id)
       assert.deepEqual(actual, expected, 'the events are exactly what the 2xx answers said')
+      const expectedLocations = [...locationModel.values()].sort((a, b) => a.id - b.id)
+      assert.deepEqual(
+        after.locations,
+        expectedLocations,
+        'the locations are exactly what the 2xx answers said',
+      )
+      for (const event of after.events) {
+        assert.ok(
+          locationModel.has(event.locationId),
+          `event ${event.id} lost its location ${event.locationId}`,
+        )
+      }
 
       /** Updates the model from an accepted write's answer. */
       function applyWrite(request: HostileRequest, response: Response): void {
+        if (targetOf(request).kind === 'location') {
+          applyLocationWrite(request, response)
+          return
+        }
         const where = describeRequest(request)
         const id = Number(/^\/events\/([1-9]\d*)$/.exec(request.path.split('?')[0] ?? '')?.[1])
         if (request.method === 'DELETE') {
@@ -451,22 +504,60 @@ for (const target of storeTargets) {
         assert.ok(known, `${where}: updated an event that did not exist`)
         if (version >= known.version) model.set(id, entry)
       }
+
+      function applyLocationWrite(request: HostileRequest, response: Response): void {
+        const where = describeRequest(request)
+        const { id } = targetOf(request)
+        if (request.method === 'DELETE') {
+          assert.equal(response.status, 204, `${where}: a delete answers 204`)
+          assert.ok(locationModel.has(id) || deletedLocations.has(id), `${where}: deleted a missing location`)
+          for (const event of model.values()) {
+            assert.notEqual(
+              event.locationId,
+              id,
+              `${where}: deleted while event ${event.id} takes place there`,
+            )
+          }
+          locationModel.delete(id)
+          deletedLocations.add(id)
+          return
+        }
+        const location = response.json()
+        const version = Number(/^"v(\d+)"$/.exec(response.header('etag') ?? '')?.[1])
+        assert.ok(Number.isSafeInteger(version), `${where}: a write answers with its version's ETag`)
+        const entry = { id: location.id as number, name: location.name, address: location.address, version }
+        if (request.method === 'POST') {
+          assert.equal(response.status, 201, `${where}: a create answers 201`)
+          assert.ok(
+            !locationModel.has(entry.id) && !deletedLocations.has(entry.id),
+            `${where}: id given twice`,
+          )
+          locationModel.set(entry.id, entry)
+          return
+        }
+        assert.equal(entry.id, id, `${where}: the answer is the location of the path`)
+        if (deletedLocations.has(id)) return
+        const known = locationModel.get(id)
+        assert.ok(known, `${where}: updated a location that did not exist`)
+        if (version >= known.version) locationModel.set(id, entry)
+      }
     })
 
     /** Independent of the service's code: what an accepted write must have asked for. */
     function checkAcceptedWrite(
       request: HostileRequest,
       response: Response,
-      versions: Map<number, number>,
+      versions: Record<'event' | 'location', Map<number, number>>,
     ): void {
       const where = `${describeRequest(request)} → ${response.status}`
-      const id = Number(/^\/events\/([1-9]\d*)$/.exec(request.path.split('?')[0] ?? '')?.[1])
+      const { kind, id } = targetOf(request)
+      const rules = writeRules[kind]
       if (request.method !== 'POST')
-        assert.ok(Number.isSafeInteger(id), `${where}: a write to an event path only`)
+        assert.ok(Number.isSafeInteger(id), `${where}: a write to an event or location path only`)
       const ifNoneMatch = request.headers['if-none-match']
       if (ifNoneMatch?.trim() === '*')
         assert.fail(`${where}: If-None-Match: * must fail on an existing resource`)
-      const current = versions.get(id)
+      const current = versions[kind].get(id)
       if (request.method !== 'POST' && current !== undefined) {
         const ifMatch = request.headers['if-match']
         if (ifMatch !== undefined) {
@@ -487,7 +578,7 @@ for (const target of storeTargets) {
       const allowed =
         request.method === 'PATCH'
           ? ['application/merge-patch+json']
-          : ['application/vnd.service.event+json', 'application/json']
+          : [`application/vnd.service.${kind}+json`, 'application/json']
       assert.ok(
         allowed.includes(essence),
         `${where}: accepted a body of type ${request.headers['content-type']}`,
@@ -521,25 +612,21 @@ for (const target of storeTargets) {
       )
       assert.ok(!hasPoisonKey(body), `${where}: accepted a body with a prototype-poisoning key`)
       const keys = Object.keys(body)
-      const permitted =
-        request.method === 'POST'
-          ? ['title', 'date', 'location_id']
-          : request.method === 'PUT'
-            ? ['title', 'date', 'id', 'links']
-            : ['title', 'date', 'location_id']
+      const permitted = rules.permitted[request.method as BodyWrite]
       assert.deepEqual(
         keys.filter((k) => !permitted.includes(k)),
         [],
         `${where}: accepted unknown fields`,
       )
       const event = response.json()
-      const required =
-        request.method === 'POST'
-          ? ['title', 'date', 'location_id']
-          : request.method === 'PUT'
-            ? ['title', 'date']
-            : []
+      const required = rules.required[request.method as BodyWrite]
       for (const key of required) assert.ok(key in body, `${where}: accepted a body without ${key}`)
+      for (const key of ['name', 'address']) {
+        if (kind !== 'location' || !(key in body)) continue
+        assert.equal(typeof body[key], 'string', `${where}: accepted a ${key} that is not a string`)
+        assert.match(body[key] as string, /\S/, `${where}: accepted a blank ${key}`)
+        assert.equal(event[key], body[key], `${where}: the stored ${key} differs from the one sent`)
+      }
       if ('title' in body) {
         assert.equal(typeof body.title, 'string', `${where}: accepted a title that is not a string`)
         assert.match(body.title as string, /\S/, `${where}: accepted a blank title`)

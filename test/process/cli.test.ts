@@ -100,6 +100,64 @@ for (const target of storeTargets) {
       assert.deepEqual([location?.name, location?.address], ['Dock 5', '5 Harbour Road'])
     })
 
+    it('warns on standard error when the same name and address exist already, and adds it all the same', async () => {
+      const add = () => runCli(['locations', 'add', '--name', 'Dock 5', '--address', '5 Harbour Road'], env)
+      const first = await add()
+      assert.equal(first.code, 0, first.stderr)
+      assert.equal(first.stderr, '', 'no warning for the first one')
+      const second = await add()
+      assert.equal(second.code, 0, second.stderr)
+      assert.equal(
+        second.stderr,
+        `ers: warning: location ${first.stdout.trim()} already has this name and address; adding another\n`,
+      )
+      const id = Number(second.stdout.trim())
+      assert.ok(id > Number(first.stdout.trim()), 'a new location, with an id of its own')
+      const other = await runCli(['locations', 'add', '--name', 'Dock 5', '--address', '6 Harbour Road'], env)
+      assert.equal(other.stderr, '', 'another address is another location')
+    })
+
+    it('lists every location in id order, as text and as JSON', async () => {
+      const empty = await runCli(['locations', 'list'], env)
+      assert.equal(empty.code, 0, empty.stderr)
+      assert.equal(empty.stdout, '')
+      for (const [name, address] of [
+        ['Town Hall', '1 Market Square'],
+        ['Café Zürich', 'Straße 1'],
+      ] as const) {
+        const added = await runCli(['locations', 'add', '--name', name, '--address', address], env)
+        assert.equal(added.code, 0, added.stderr)
+      }
+      const text = await runCli(['locations', 'list'], env)
+      assert.equal(text.code, 0, text.stderr)
+      assert.equal(text.stdout, '1  Town Hall    1 Market Square\n2  Café Zürich  Straße 1\n')
+      const json = await runCli(['locations', 'list', '--json'], env)
+      assert.equal(json.code, 0, json.stderr)
+      assert.deepEqual(JSON.parse(json.stdout), [
+        { id: 1, name: 'Town Hall', address: '1 Market Square' },
+        { id: 2, name: 'Café Zürich', address: 'Straße 1' },
+      ])
+    })
+
+    it('lists more locations than one page holds', async () => {
+      await inStore((store) =>
+        store.importLocations(
+          Array.from({ length: 205 }, (_, i) => ({
+            name: `Hall ${i + 1}`,
+            address: `${i + 1} Road`,
+            events: [],
+          })),
+        ),
+      )
+      const listed = await runCli(['locations', 'list', '--json'], env)
+      assert.equal(listed.code, 0, listed.stderr)
+      const ids = JSON.parse(listed.stdout).map((l: { id: number }) => l.id)
+      assert.deepEqual(
+        ids,
+        Array.from({ length: 205 }, (_, i) => i + 1),
+      )
+    })
+
     it('refuses a location whose name or address breaks the rules of the import format', async () => {
       const result = await runCli(
         ['locations', 'add', '--name', 'x'.repeat(201), '--address', 'a'.repeat(301)],
@@ -163,7 +221,13 @@ for (const target of storeTargets) {
     it('prints its usage on --help and exits 0', async () => {
       const help = await runCli(['--help'], env)
       assert.equal(help.code, 0)
-      for (const command of ['users add NAME', 'users list', 'backup FILE', 'import FILE']) {
+      for (const command of [
+        'users add NAME',
+        'users list',
+        'locations list',
+        'backup FILE',
+        'import FILE',
+      ]) {
         assert.ok(help.stdout.includes(command), command)
       }
     })

@@ -1,8 +1,9 @@
 // Helpers shared by the contract suite (test/contract): a client that checks the rules holding for
 // every response (CONTRACT.md §3–§5), assertions for problem bodies and event representations, and
 // the service each describe block tests (contractService), with fixtures made through the front
-// door. Only locations are made through the store: they have no HTTP route (CONTRACT.md §2,
-// "read-only over HTTP").
+// door. Only the locations of fixtures are made through the store, so that a test's write quota
+// (test/contract/rate-limits.test.ts) and credentials are spent on what it tests;
+// test/contract/locations.test.ts writes them over HTTP.
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { Readable } from 'node:stream'
@@ -22,6 +23,8 @@ export const types = {
   events: 'application/vnd.service.events+json',
   event: 'application/vnd.service.event+json',
   location: 'application/vnd.service.location+json',
+  locations: 'application/vnd.service.locations+json',
+  api: 'application/vnd.service.api+json',
   problem: 'application/problem+json',
   json: 'application/json',
   mergePatch: 'application/merge-patch+json',
@@ -194,6 +197,14 @@ export function expectedEventLinks(id: number, locationId: number) {
   ]
 }
 
+/** The exact two links of a location (CONTRACT.md §2). */
+export function expectedLocationLinks(id: number) {
+  return [
+    { uri: `/locations/${id}`, rel: '/rel/location self edit', type: 'application/vnd.service.location' },
+    { uri: `/events?location_id=${id}`, rel: '/rel/events', type: 'application/vnd.service.events' },
+  ]
+}
+
 const byUri = (a: { uri: string }, b: { uri: string }) => a.uri.localeCompare(b.uri)
 
 /** The location id an event's /rel/location link points at. */
@@ -247,7 +258,7 @@ export interface ContractService {
   readonly http: Http
   /** The location made before the tests (unless `location: false`). */
   readonly locationId: number
-  /** Makes a location (no HTTP route exists for that) and returns its id. */
+  /** Makes a location through the store (not counted as a write over HTTP) and returns its id. */
   newLocation(name?: string, address?: string): Promise<number>
   /** The body of a valid new event: a unique title, a date and `locationId`, then `fields` over them. */
   newEventBody(fields?: Record<string, unknown>): Record<string, unknown>

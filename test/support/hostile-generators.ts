@@ -1025,11 +1025,60 @@ const plausibleWriteArb = (world: HostileWorld): fc.Arbitrary<HostileRequest> =>
     .filter((r) => !echoesLeakPattern(r))
 }
 
+/**
+ * Location writes an editor could mean: name and address (some of them blank, long or missing),
+ * now and then with If-Match or an extra field, to existing ids, ids just past them (locations
+ * the batch creates, which no event refers to, so some deletes succeed) and the collection.
+ */
+const plausibleLocationWriteArb = (world: HostileWorld): fc.Arbitrary<HostileRequest> => {
+  const valid = `Basic ${b64(`${world.editor.user}:${world.editor.password}`)}`
+  const text = (max: number) =>
+    fc.oneof(
+      { weight: 5, arbitrary: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ]{0,29}$/) },
+      { weight: 1, arbitrary: fc.constantFrom('', '   ', 'x'.repeat(max + 1), 'x'.repeat(max)) },
+      { weight: 1, arbitrary: titleArb },
+    )
+  return fc
+    .tuple(
+      fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'DELETE'),
+      fc.integer({ min: 1, max: world.maxLocationId + 6 }),
+      fc.record({ name: text(200), address: text(300) }, { requiredKeys: [] }),
+      sometimes(fc.constantFrom('*', '"v1"', '"v2"', 'W/"v1"'), 4),
+      sometimes(fc.constantFrom('extra', 'id'), 6),
+    )
+    .map(([method, id, fields, ifMatch, damage]) => {
+      const value: Record<string, unknown> = { ...fields }
+      if (damage === 'extra') value.capacity = 10
+      if (damage === 'id') value.id = id
+      const headers: Record<string, string> = {
+        authorization: valid,
+        ...(method !== 'DELETE' && {
+          'content-type':
+            method === 'PATCH'
+              ? 'application/merge-patch+json'
+              : id % 2
+                ? 'application/json'
+                : 'application/vnd.service.location+json',
+        }),
+        ...(ifMatch !== undefined && { 'if-match': ifMatch }),
+      }
+      return {
+        method,
+        path: method === 'POST' ? '/locations' : `/locations/${id}`,
+        headers,
+        body: method === 'DELETE' ? undefined : Buffer.from(JSON.stringify(value)),
+        credentials: 'editor' as const,
+      }
+    })
+    .filter((r) => !echoesLeakPattern(r))
+}
+
 export const requestArb = (world: HostileWorld): fc.Arbitrary<HostileRequest> =>
   world.editorCredentials
     ? fc.oneof(
         { weight: 3, arbitrary: hostileRequestArb(world) },
         { weight: 2, arbitrary: plausibleWriteArb(world) },
+        { weight: 1, arbitrary: plausibleLocationWriteArb(world) },
       )
     : hostileRequestArb(world)
 

@@ -35,6 +35,8 @@ export interface TestService {
   readonly baseUrl: string
   readonly port: number
   readonly store: KyselyStore
+  /** The test's own database, for tests that must reach it beside the service. */
+  readonly databaseUrl: string
   readonly editorAuth: string
   readonly readerAuth: string
   request(method: string, path: string, options?: RequestOptions): Promise<Response>
@@ -81,6 +83,7 @@ export async function startService(
     baseUrl,
     port,
     store,
+    databaseUrl: database.databaseUrl,
     editorAuth: basic(editor.user, editor.password),
     readerAuth: basic(reader.user, reader.password),
     request: (method, path, options) => send(baseUrl, method, path, options),

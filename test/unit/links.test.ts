@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { lastPage } from '../../src/domain/paging.ts'
-import { eventLinks, locationLinks, pageLinkHeader, paths } from '../../src/http/links.ts'
+import {
+  entryPointLinks,
+  eventLinks,
+  linkHeader,
+  locationLinks,
+  pageLinkHeader,
+  paths,
+} from '../../src/http/links.ts'
 
 describe('paths', () => {
   it('spells every URI as a path relative to the base URL', () => {
@@ -10,6 +17,8 @@ describe('paths', () => {
     assert.equal(paths.event(7), '/events/7')
     assert.equal(paths.location(3), '/locations/3')
     assert.equal(paths.page(2, 20), '/events?page=2&per_page=20')
+    assert.equal(paths.page(2, 20, paths.locations), '/locations?page=2&per_page=20')
+    assert.equal(paths.eventsAt(3), '/events?location_id=3')
   })
 })
 
@@ -37,10 +46,22 @@ describe('eventLinks', () => {
 })
 
 describe('locationLinks', () => {
-  it('is exactly the one self link of CONTRACT.md §2', () => {
+  it('is exactly the self link and the link to its events of CONTRACT.md §2, in order', () => {
     assert.deepEqual(locationLinks({ id: 3 }), [
-      { uri: '/locations/3', rel: '/rel/location self', type: 'application/vnd.service.location' },
+      { uri: '/locations/3', rel: '/rel/location self edit', type: 'application/vnd.service.location' },
+      { uri: '/events?location_id=3', rel: '/rel/events', type: 'application/vnd.service.events' },
     ])
+  })
+})
+
+describe('entryPointLinks and linkHeader', () => {
+  it('link the entry point to both collections, and write links as RFC 8288 link-values', () => {
+    const links = entryPointLinks()
+    assert.deepEqual(links, [
+      { uri: '/events', rel: '/rel/events', type: 'application/vnd.service.events' },
+      { uri: '/locations', rel: '/rel/locations', type: 'application/vnd.service.locations' },
+    ])
+    assert.equal(linkHeader(links), '</events>; rel="/rel/events", </locations>; rel="/rel/locations"')
   })
 })
 

@@ -10,17 +10,16 @@ import {
   PagingBody,
 } from '../../contract/schemas.ts'
 import { dateProblemText, parseDateTime } from '../../domain/dates.ts'
-import { DomainError, invalidField } from '../../domain/errors.ts'
-import { contentEtag, versionEtag } from '../../domain/etag.ts'
-import { resolvePage } from '../../domain/paging.ts'
-import type { Event as DomainEvent, EventChanges, Page } from '../../domain/types.ts'
+import { invalidField } from '../../domain/errors.ts'
+import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
-import { notModified, requirePreconditions, writePrecondition } from '../conditional.ts'
+import { requirePreconditions, writePrecondition } from '../conditional.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
-import { parseId } from '../ids.ts'
-import { pageLinkHeader, paths } from '../links.ts'
+import { paths } from '../links.ts'
+import { pagedCollection } from '../paged-collection.ts'
 import { representCollection, representEvent } from '../represent.ts'
-import { type Operation, registerResource } from '../resource.ts'
+import { registerResource } from '../resource.ts'
+import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
 
 const bodyTypes = [mediaTypes.event, mediaTypes.json]
 const eventTypes = [mediaTypes.event, mediaTypes.json]
@@ -34,33 +33,19 @@ function toMillis(text: string): number {
 }
 
 export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
-  const list: Operation = {
+  const { list, currentEtag } = pagedCollection({
+    path: paths.events,
+    what: 'events',
     produces: [mediaTypes.events, mediaTypes.json],
     consumes: [mediaTypes.json, mediaTypes.events],
-    validationStatus: 400,
     schema: { body: PagingBody, response: { 200: EventCollection } },
-    async handler(request, reply) {
-      const page = resolvePage(
-        request.body as PagingBody | undefined,
-        request.query as Record<string, unknown>,
-        maxPerPage,
-      )
+    maxPerPage,
+    read: async (page) => {
       const { total, events } = await store.listEvents(page)
-      // The ETag is per page: each page is a representation of its own.
-      const etag = pageEtag(page, total, events)
-      const unchanged = notModified(request, reply, etag, 'this page of events')
-      reply.header('link', pageLinkHeader(page, total))
-      if (unchanged) return reply.code(304).send()
-      return reply.type(request.representation ?? mediaTypes.events).send(representCollection(total, events))
+      return { total, items: events }
     },
-  }
-
-  /** The ETag of what GET /events answers without parameters: the default page. */
-  const collectionEtag = async () => {
-    const page = resolvePage(undefined, {}, maxPerPage)
-    const { total, events } = await store.listEvents(page)
-    return pageEtag(page, total, events)
-  }
+    represent: representCollection,
+  })
 
   registerResource(app, paths.events, {
     GET: list,
@@ -76,7 +61,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
         // If-None-Match: * fails (RFC 9110 §13.1.1, §13.1.2). Tags are compared with the ETag of
         // the collection's own representation, what GET /events without parameters answers: its
         // default page. That check precedes the insert but is not part of it (unlike PUT's).
-        await requirePreconditions(request, collectionEtag, 'the collection of events')
+        await requirePreconditions(request, currentEtag, 'the collection of events')
         const key = parseIdempotencyKey(request.headers['idempotency-key'])
         // A retry with the same key gets the first response again and creates nothing.
         const event = key
@@ -95,29 +80,20 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
   })
 
   registerResource(app, '/events/:id', {
-    GET: {
+    GET: readOperation({
+      what: 'event',
       produces: eventTypes,
       schema: { response: { 200: Event } },
-      async handler(request, reply) {
-        const id = eventId(request)
-        const event = await store.getEvent(id)
-        // RFC 9110 §13.2.1: a missing event is a 404 whatever the preconditions say.
-        if (!event) throw new DomainError('not_found', `there is no event ${id}`)
-        if (notModified(request, reply, versionEtag(event.version), `event ${id}`)) {
-          return reply.code(304).send()
-        }
-        return reply.type(request.representation ?? mediaTypes.event).send(representEvent(event))
-      },
-    },
+      get: (id) => store.getEvent(id),
+      represent: representEvent,
+    }),
     PUT: {
       ...eventWrite,
       schema: { body: EventReplace, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
         const body = request.body as EventReplace
-        if (body.id !== undefined && body.id !== id) {
-          throw invalidField('/id', `must equal the id in the path (${id}) or be left out`)
-        }
+        requireSameId(body.id, id)
         const changes = { title: body.title, date: toMillis(body.date) }
         return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
       },
@@ -148,15 +124,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
   })
 }
 
-function sendEvent(reply: FastifyReply, event: DomainEvent) {
-  return reply
-    .header('etag', versionEtag(event.version))
-    .type(reply.request.representation ?? mediaTypes.event)
-    .send(representEvent(event))
-}
+const sendEvent = (reply: FastifyReply, event: DomainEvent) =>
+  sendWritten(reply, event.version, mediaTypes.event, representEvent(event))
 
-function pageEtag(page: Page, total: number, events: readonly DomainEvent[]): string {
-  return contentEtag(JSON.stringify([total, page, events.map((e) => [e.id, e.version])]))
-}
-
-const eventId = (request: FastifyRequest) => parseId((request.params as { id: string }).id, 'event')
+const eventId = (request: FastifyRequest) => pathId(request, 'event')

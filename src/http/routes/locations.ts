@@ -1,29 +1,109 @@
-import type { FastifyInstance } from 'fastify'
+// /locations and /locations/<id>: the same thin handlers as events (validated input in, one store
+// call, a representation out), sharing their paging, preconditions and write answers.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
-import { Location } from '../../contract/schemas.ts'
-import { DomainError } from '../../domain/errors.ts'
-import { versionEtag } from '../../domain/etag.ts'
+import {
+  Location,
+  LocationCollection,
+  LocationCreate,
+  LocationPatch,
+  LocationReplace,
+  PagingBody,
+} from '../../contract/schemas.ts'
+import type { Location as DomainLocation } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
-import { notModified } from '../conditional.ts'
-import { parseId } from '../ids.ts'
-import { representLocation } from '../represent.ts'
+import { requirePreconditions, writePrecondition } from '../conditional.ts'
+import { paths } from '../links.ts'
+import { pagedCollection } from '../paged-collection.ts'
+import { representLocation, representLocationCollection } from '../represent.ts'
 import { registerResource } from '../resource.ts'
+import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
 
-export function locationRoutes(app: FastifyInstance, store: EventStore): void {
-  registerResource(app, '/locations/:id', {
-    GET: {
-      produces: [mediaTypes.location, mediaTypes.json],
-      schema: { response: { 200: Location } },
+const locationTypes = [mediaTypes.location, mediaTypes.json]
+/** A write that takes a location body and answers with the location. */
+const locationWrite = {
+  write: true,
+  produces: locationTypes,
+  consumes: locationTypes,
+  bodyRequired: true,
+} as const
+
+export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
+  const { list, currentEtag } = pagedCollection({
+    path: paths.locations,
+    what: 'locations',
+    produces: [mediaTypes.locations, mediaTypes.json],
+    consumes: [mediaTypes.json, mediaTypes.locations],
+    schema: { body: PagingBody, response: { 200: LocationCollection } },
+    maxPerPage,
+    read: async (page) => {
+      const { total, locations } = await store.listLocations(page)
+      return { total, items: locations }
+    },
+    represent: representLocationCollection,
+  })
+
+  registerResource(app, paths.locations, {
+    GET: list,
+    POST: {
+      ...locationWrite,
+      schema: { body: LocationCreate, response: { 201: Location } },
       async handler(request, reply) {
-        const id = parseId((request.params as { id: string }).id, 'location')
-        const location = await store.getLocation(id)
-        // RFC 9110 §13.2.1: a missing location is a 404 whatever the preconditions say.
-        if (!location) throw new DomainError('not_found', `there is no location ${id}`)
-        if (notModified(request, reply, versionEtag(location.version), `location ${id}`)) {
-          return reply.code(304).send()
+        const { name, address } = request.body as LocationCreate
+        // As for POST /events: tags are compared with the collection's default page, before the
+        // insert and not as part of it.
+        await requirePreconditions(request, currentEtag, 'the collection of locations')
+        const location = await store.createLocation({ name, address })
+        return sendLocation(reply.code(201).header('location', paths.location(location.id)), location)
+      },
+    },
+  })
+
+  registerResource(app, '/locations/:id', {
+    GET: readOperation({
+      what: 'location',
+      produces: locationTypes,
+      schema: { response: { 200: Location } },
+      get: (id) => store.getLocation(id),
+      represent: representLocation,
+    }),
+    PUT: {
+      ...locationWrite,
+      schema: { body: LocationReplace, response: { 200: Location } },
+      async handler(request, reply) {
+        const id = locationId(request)
+        const body = request.body as LocationReplace
+        requireSameId(body.id, id)
+        const changes = { name: body.name, address: body.address }
+        return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
+      },
+    },
+    PATCH: {
+      ...locationWrite,
+      consumes: [mediaTypes.mergePatch],
+      schema: { body: LocationPatch, response: { 200: Location } },
+      async handler(request, reply) {
+        const id = locationId(request)
+        const body = request.body as LocationPatch
+        const changes = {
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.address !== undefined && { address: body.address }),
         }
-        return reply.type(request.representation ?? mediaTypes.location).send(representLocation(location))
+        return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
+      },
+    },
+    DELETE: {
+      write: true,
+      async handler(request, reply) {
+        // 409 while events take place there (the store counts them, race-free).
+        await store.deleteLocation(locationId(request), writePrecondition(request))
+        return reply.code(204).send()
       },
     },
   })
 }
+
+const sendLocation = (reply: FastifyReply, location: DomainLocation) =>
+  sendWritten(reply, location.version, mediaTypes.location, representLocation(location))
+
+const locationId = (request: FastifyRequest) => pathId(request, 'location')

@@ -17,8 +17,26 @@ const documentation = [
     rel: relations.location,
     title: 'Location',
     description:
-      'The target is the location where the event takes place. GET reads it; locations are read-only.',
+      "The target is a location. On an event's link, it is where the event takes place. On a link " +
+      'whose rel also says "self edit", it is the location itself: GET reads it, PUT replaces its ' +
+      'name and address, PATCH merges changes, DELETE removes it (409 while events take place there).',
     type: linkTypes.location,
+  },
+  {
+    rel: relations.events,
+    title: 'Events',
+    description:
+      'The target is a collection of events, in date order, paged with page and per_page and the ' +
+      'first, prev, next and last links of the Link header. POST to /events adds an event.',
+    type: linkTypes.events,
+  },
+  {
+    rel: relations.locations,
+    title: 'Locations',
+    description:
+      'The target is the collection of locations, in id order, paged with page and per_page and the ' +
+      'first, prev, next and last links of the Link header. POST adds a location.',
+    type: linkTypes.locations,
   },
 ]
 

@@ -6,6 +6,7 @@ import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { postgresBucketTriggers } from '../event-buckets.ts'
 import type { DialectConnection } from '../kysely-store.ts'
+import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 
 export interface PostgresOptions {
@@ -75,6 +76,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
       eventBucketTriggers: postgresBucketTriggers,
+      rowLocks: true,
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.
@@ -126,6 +128,15 @@ function translate(error: unknown): unknown {
       'invalid_fields',
       'a text value contains a character that cannot be stored (U+0000)',
     )
+  }
+  // foreign_key_violation: the one key is events.location_id → locations.id. An event written
+  // while its location was deleted meets it (location-references.ts); a delete counts the
+  // events under a row lock first, so its side is only a fallback. PostgreSQL tells the two
+  // sides apart in the message alone.
+  if ((error as { code?: unknown }).code === '23503') {
+    return /^update or delete on table "locations"/.test((error as Error).message)
+      ? locationInUse()
+      : unknownLocation()
   }
   if (!isUnavailable(error)) return error
   const unavailable = new DomainError(

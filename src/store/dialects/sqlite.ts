@@ -8,6 +8,7 @@ import { Kysely, type MigrationProvider, type MigrationResultSet, Migrator } fro
 import { DomainError } from '../../domain/errors.ts'
 import { sqliteBucketTriggers } from '../event-buckets.ts'
 import type { DialectConnection, Executor } from '../kysely-store.ts'
+import { unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { RetryingSqliteDialect } from './sqlite-driver.ts'
@@ -78,6 +79,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
       eventBucketTriggers: sqliteBucketTriggers,
+      rowLocks: false,
     },
     write: (work) =>
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),
@@ -131,6 +133,10 @@ class RolledBack extends Error {
 }
 
 function translate(error: unknown): unknown {
+  // Writers are serialised, and every write checks the location first (a delete counts its
+  // events), so the key between events and locations holds before SQLite would have to say so;
+  // should it ever fail, it is an event naming a location that is not there.
+  if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return unknownLocation()
   if (error instanceof DomainError || !isBusy(error)) return error
   // A lock met where no retry applies (inside a transaction): still the client's "try again".
   const unavailable = new DomainError(

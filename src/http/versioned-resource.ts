@@ -1,0 +1,56 @@
+// What events and locations share as single resources: an id in the path, a stored version as
+// the ETag, reads that honour preconditions, and writes answered with the resource as written.
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import { DomainError, invalidField } from '../domain/errors.ts'
+import { versionEtag } from '../domain/etag.ts'
+import { notModified } from './conditional.ts'
+import { parseId } from './ids.ts'
+import type { Operation } from './resource.ts'
+
+/** The id in the path of a request to `/<collection>/:id`; `what` names the resource in a 404. */
+export const pathId = (request: FastifyRequest, what: string): number =>
+  parseId((request.params as { id: string }).id, what)
+
+/**
+ * PUT takes a representation back whole (CONTRACT.md §3): its `id`, when present, must be the
+ * path's (a client that sends another is confused about what it replaces).
+ */
+export function requireSameId(sent: number | undefined, id: number): void {
+  if (sent !== undefined && sent !== id) {
+    throw invalidField('/id', `must equal the id in the path (${id}) or be left out`)
+  }
+}
+
+/** GET (and HEAD) of a single resource. */
+export function readOperation<T extends { version: number }>(resource: {
+  readonly what: string
+  readonly produces: readonly string[]
+  readonly schema: FastifySchema
+  get(id: number): Promise<T | undefined>
+  represent(value: T): unknown
+}): Operation {
+  return {
+    produces: resource.produces,
+    schema: resource.schema,
+    async handler(request, reply) {
+      const id = pathId(request, resource.what)
+      const value = await resource.get(id)
+      // RFC 9110 §13.2.1: a missing resource is a 404 whatever the preconditions say.
+      if (!value) throw new DomainError('not_found', `there is no ${resource.what} ${id}`)
+      if (notModified(request, reply, versionEtag(value.version), `${resource.what} ${id}`)) {
+        return reply.code(304).send()
+      }
+      return reply
+        .type(request.representation ?? (resource.produces[0] as string))
+        .send(resource.represent(value))
+    },
+  }
+}
+
+/** Answers a write with the resource as written, its ETag, in the negotiated type (else `type`). */
+export function sendWritten(reply: FastifyReply, version: number, type: string, representation: unknown) {
+  return reply
+    .header('etag', versionEtag(version))
+    .type(reply.request.representation ?? type)
+    .send(representation)
+}
