@@ -1,6 +1,15 @@
 // The one interface the HTTP layer and the CLI use to reach the data. Implementations differ only
 // in their dialect (store/dialects/); everything SQL stays in this folder.
-import type { Event, EventChanges, Location, Page, Precondition, Role, User } from '../domain/types.ts'
+import type {
+  Event,
+  EventChanges,
+  EventFilter,
+  Location,
+  Page,
+  Precondition,
+  Role,
+  User,
+} from '../domain/types.ts'
 
 export interface NewEvent {
   readonly title: string
@@ -57,8 +66,11 @@ export interface PoolStats {
 }
 
 export interface EventStore {
-  /** One page in date-then-id order and the total, read as one consistent snapshot. */
-  listEvents(page: Page): Promise<{ total: number; events: Event[] }>
+  /**
+   * One page of the events the filter finds (all without one), in date-then-id order, and how many
+   * it finds, read as one consistent snapshot.
+   */
+  listEvents(page: Page, filter?: EventFilter): Promise<{ total: number; events: Event[] }>
   getEvent(id: number): Promise<Event | undefined>
   /** Fails with `invalid_fields` when the location does not exist. */
   createEvent(event: NewEvent): Promise<Event>

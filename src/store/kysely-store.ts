@@ -8,8 +8,9 @@ import {
   sql,
   type Transaction,
 } from 'kysely'
+import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
-import type { EventChanges, Page, Precondition, Role } from '../domain/types.ts'
+import type { EventChanges, EventFilter, Page, Precondition, Role } from '../domain/types.ts'
 import { countEvents } from './event-count.ts'
 import type {
   BackupReport,
@@ -21,6 +22,7 @@ import type {
   PoolStats,
   StoredApiKey,
 } from './event-store.ts'
+import { filteredPage } from './filtered-page.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { type HotQueries, hotQueries } from './hot-queries.ts'
 import { migrations } from './migrations/index.ts'
@@ -32,6 +34,7 @@ import {
   insertLocations,
   requireLocation,
   requireStorable,
+  titleColumns,
   whyNotWritten,
   withPrecondition,
 } from './writes.ts'
@@ -84,7 +87,9 @@ export class KyselyStore implements EventStore {
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
   }
 
-  async listEvents(page: Page) {
+  async listEvents(page: Page, filter: EventFilter = {}) {
+    if (isFiltered(filter))
+      return this.#guard(() => filteredPage(this.#db, this.dialect.flavour, page, filter))
     return this.#guard(async () => {
       // One statement, so the page and the total come from the same snapshot.
       const { rows } = await this.#db.executeQuery(this.#hot.page(page.perPage, offsetOf(page)))
@@ -122,7 +127,7 @@ export class KyselyStore implements EventStore {
         trx
           .updateTable('events')
           .set((eb) => ({
-            ...(changes.title !== undefined && { title: changes.title }),
+            ...(changes.title !== undefined && titleColumns(changes.title)),
             ...(changes.date !== undefined && { starts_at: changes.date }),
             ...(changes.locationId !== undefined && { location_id: changes.locationId }),
             // An empty merge patch changes nothing, so the ETag must not change either.

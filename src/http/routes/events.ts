@@ -7,13 +7,14 @@ import {
   EventCreate,
   EventPatch,
   EventReplace,
-  PagingBody,
+  EventsQueryBody,
 } from '../../contract/schemas.ts'
 import { dateProblemText, parseDateTime } from '../../domain/dates.ts'
 import { DomainError, invalidField } from '../../domain/errors.ts'
 import { contentEtag, versionEtag } from '../../domain/etag.ts'
+import { filterParameters, isFiltered, resolveFilter } from '../../domain/event-filter.ts'
 import { resolvePage } from '../../domain/paging.ts'
-import type { Event as DomainEvent, EventChanges, Page } from '../../domain/types.ts'
+import type { Event as DomainEvent, EventChanges, EventFilter, Page } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { notModified, requirePreconditions, writePrecondition } from '../conditional.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
@@ -38,18 +39,17 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
     produces: [mediaTypes.events, mediaTypes.json],
     consumes: [mediaTypes.json, mediaTypes.events],
     validationStatus: 400,
-    schema: { body: PagingBody, response: { 200: EventCollection } },
+    schema: { body: EventsQueryBody, response: { 200: EventCollection } },
     async handler(request, reply) {
-      const page = resolvePage(
-        request.body as PagingBody | undefined,
-        request.query as Record<string, unknown>,
-        maxPerPage,
-      )
-      const { total, events } = await store.listEvents(page)
+      const body = request.body as EventsQueryBody | undefined
+      const query = request.query as Record<string, unknown>
+      const page = resolvePage(body, query, maxPerPage, filterParameters)
+      const filter = resolveFilter(body, query)
+      const { total, events } = await store.listEvents(page, filter)
       // The ETag is per page: each page is a representation of its own.
-      const etag = pageEtag(page, total, events)
+      const etag = pageEtag(page, filter, total, events)
       const unchanged = notModified(request, reply, etag, 'this page of events')
-      reply.header('link', pageLinkHeader(page, total))
+      reply.header('link', pageLinkHeader(page, total, filter))
       if (unchanged) return reply.code(304).send()
       return reply.type(request.representation ?? mediaTypes.events).send(representCollection(total, events))
     },
@@ -59,7 +59,7 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
   const collectionEtag = async () => {
     const page = resolvePage(undefined, {}, maxPerPage)
     const { total, events } = await store.listEvents(page)
-    return pageEtag(page, total, events)
+    return pageEtag(page, {}, total, events)
   }
 
   registerResource(app, paths.events, {
@@ -155,8 +155,14 @@ function sendEvent(reply: FastifyReply, event: DomainEvent) {
     .send(representEvent(event))
 }
 
-function pageEtag(page: Page, total: number, events: readonly DomainEvent[]): string {
-  return contentEtag(JSON.stringify([total, page, events.map((e) => [e.id, e.version])]))
+/**
+ * Made from what the page shows and what it was asked for. The filter is part of it, so that two
+ * filters sent as bodies to one URL never share a tag (an If-None-Match from one would answer 304
+ * to the other); an unfiltered page leaves it out and keeps the tag it always had.
+ */
+function pageEtag(page: Page, filter: EventFilter, total: number, events: readonly DomainEvent[]): string {
+  const shown = events.map((e) => [e.id, e.version])
+  return contentEtag(JSON.stringify(isFiltered(filter) ? [total, page, filter, shown] : [total, page, shown]))
 }
 
 const eventId = (request: FastifyRequest) => parseId((request.params as { id: string }).id, 'event')

@@ -1,7 +1,7 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import type { DialectConnection } from '../kysely-store.ts'
@@ -73,6 +73,17 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
+      // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (for needles of 3 characters or more).
+      // The default collation is deterministic, so LIKE compares code points exactly.
+      contains: (column, needle) =>
+        sql<SqlBool>`${sql.ref(column)} like ${`%${needle.replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`,
+      // pg_trgm is a trusted extension (PostgreSQL 13+): a database owner may create it.
+      async substringIndex(db, name, table, column) {
+        await sql`create extension if not exists pg_trgm`.execute(db)
+        await sql`create index ${sql.id(name)} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops)`.execute(
+          db,
+        )
+      },
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.

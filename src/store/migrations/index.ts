@@ -3,8 +3,12 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 import { counterShards, eventCounter } from '../event-count.ts'
 import type { SqlFlavour } from '../flavour.ts'
+import { eventFilters } from './0006-event-filters.ts'
 
-function initial(flavour: SqlFlavour): Migration {
+/** What writing the schema asks of a dialect. */
+export type SchemaFlavour = Pick<SqlFlavour, 'idType' | 'identity' | 'maxParameters' | 'substringIndex'>
+
+function initial(flavour: SchemaFlavour): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -41,7 +45,7 @@ function initial(flavour: SqlFlavour): Migration {
   }
 }
 
-function idempotencyKeys(flavour: SqlFlavour): Migration {
+function idempotencyKeys(flavour: SchemaFlavour): Migration {
   return {
     async up(db: Kysely<unknown>) {
       // No foreign key to events: a replay answers with the event as first created, even when it
@@ -119,7 +123,7 @@ function counters(): Migration {
   }
 }
 
-export function migrations(flavour: SqlFlavour): MigrationProvider {
+export function migrations(flavour: SchemaFlavour): MigrationProvider {
   return {
     async getMigrations() {
       return {
@@ -127,6 +131,7 @@ export function migrations(flavour: SqlFlavour): MigrationProvider {
         '0002_idempotency_keys': idempotencyKeys(flavour),
         '0003_api_keys': apiKeys(),
         '0004_counters': counters(),
+        '0006_event_filters': eventFilters(flavour),
       }
     },
   }
