@@ -25,16 +25,17 @@ function matching<Q extends EventsQuery>(query: Q, filter: EventFilter, flavour:
   if (filter.from !== undefined) q = q.where('starts_at', '>=', filter.from)
   if (filter.to !== undefined) q = q.where('starts_at', '<', filter.to)
   if (filter.locationId !== undefined) q = q.where('location_id', '=', filter.locationId)
-  if (filter.q !== undefined) q = q.where(flavour.contains('title_folded', foldTitle(filter.q)))
+  if (filter.q !== undefined) q = q.where(flavour.contains('events', 'title_folded', foldTitle(filter.q)))
   return q as Q
 }
 
-export async function filteredPage(
+/** The statement, apart from running it, so that its plan can be looked at (docs/architecture.md). */
+export function filteredPageQuery(
   db: Kysely<Database>,
   flavour: SqlFlavour,
   page: Page,
   filter: EventFilter,
-): Promise<{ total: number; events: Event[] }> {
+) {
   const count = matching(
     db.selectFrom('events').select((eb) => eb.fn.countAll().as('total')),
     filter,
@@ -51,14 +52,24 @@ export async function filteredPage(
     filter,
     flavour,
   )
-  const result = await db
-    .selectFrom(count.as('t'))
-    .leftJoin(rows.as('p'), (join) => join.onTrue())
-    .select(['t.total', 'p.id', 'p.title', 'p.starts_at', 'p.location_id', 'p.version'])
-    // A join keeps no order of its own.
-    .orderBy('p.starts_at')
-    .orderBy('p.id')
-    .execute()
+  return (
+    db
+      .selectFrom(count.as('t'))
+      .leftJoin(rows.as('p'), (join) => join.onTrue())
+      .select(['t.total', 'p.id', 'p.title', 'p.starts_at', 'p.location_id', 'p.version'])
+      // A join keeps no order of its own.
+      .orderBy('p.starts_at')
+      .orderBy('p.id')
+  )
+}
+
+export async function filteredPage(
+  db: Kysely<Database>,
+  flavour: SqlFlavour,
+  page: Page,
+  filter: EventFilter,
+): Promise<{ total: number; events: Event[] }> {
+  const result = await filteredPageQuery(db, flavour, page, filter).execute()
   const total = Number(result[0]?.total ?? 0)
   // Past the last page the one row carries the total and no event.
   const events = result.filter((row) => row.id !== null).map((row) => toEvent(row as EventRow))

@@ -9,10 +9,14 @@ export interface SqlFlavour {
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
   /**
-   * The condition "`column` contains `needle`", compared exactly, code point by code point (no
-   * collation, no case folding, no wildcards), in the form the dialect's substring index serves.
+   * The condition "`table`.`column` contains `needle`", compared exactly, code point by code point
+   * (no collation, no case folding, no wildcards), using the dialect's substring index where one
+   * can serve it.
    */
-  contains(column: string, needle: string): Expression<SqlBool>
-  /** Makes an index that serves `contains` on `column`, where the dialect has such a thing. */
-  substringIndex?(db: Kysely<unknown>, name: string, table: string, column: string): Promise<void>
+  contains(table: string, column: string, needle: string): Expression<SqlBool>
+  /** Makes the substring index `contains` uses, where the dialect has such a thing. */
+  substringIndex?(db: Kysely<unknown>, table: string, column: string): Promise<void>
 }
+
+/** The name of the substring index of a column, the same in the migration and in the query. */
+export const substringIndexName = (table: string, column: string) => `${table}_by_${column}`

@@ -4,6 +4,7 @@
 import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
+import { substringIndexName } from '../flavour.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
 
@@ -73,16 +74,18 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
-      // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (for needles of 3 characters or more).
+      // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).
       // The default collation is deterministic, so LIKE compares code points exactly.
-      contains: (column, needle) =>
+      contains: (_table, column, needle) =>
         sql<SqlBool>`${sql.ref(column)} like ${`%${needle.replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`,
       // pg_trgm is a trusted extension (PostgreSQL 13+): a database owner may create it.
-      async substringIndex(db, name, table, column) {
+      async substringIndex(db, table, column) {
         await sql`create extension if not exists pg_trgm`.execute(db)
-        await sql`create index ${sql.id(name)} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops)`.execute(
-          db,
-        )
+        await sql`create index ${sql.id(substringIndexName(table, column))} on ${sql.table(table)}
+          using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db)
+        // Measured: until the new column has statistics, the planner takes LIKE '%…%' (and, after
+        // a rewrite of every row, even `location_id = ?`) for common and scans the table.
+        await sql`analyze ${sql.table(table)}`.execute(db)
       },
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN

@@ -4,12 +4,13 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
-import { Kysely, type MigrationProvider, type MigrationResultSet, Migrator, type SqlBool, sql } from 'kysely'
+import { Kysely, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely'
 import { DomainError } from '../../domain/errors.ts'
 import type { DialectConnection, Executor } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { RetryingSqliteDialect } from './sqlite-driver.ts'
+import { trigramContains, trigramIndex } from './sqlite-trigram.ts'
 
 export interface SqliteOptions {
   /**
@@ -76,8 +77,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       // AUTOINCREMENT: ids of deleted rows are never handed out again.
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
-      // No index serves it: a scan of the rows the other conditions leave (docs/architecture.md).
-      contains: (column, needle) => sql<SqlBool>`instr(${sql.ref(column)}, ${needle}) > 0`,
+      contains: trigramContains,
+      substringIndex: trigramIndex,
     },
     write: (work) =>
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),

@@ -26,7 +26,7 @@ export function eventFilters(flavour: SchemaFlavour): Migration {
         .columns(['location_id', 'starts_at', 'id'])
         .execute()
       // Built after the backfill, so it is built once rather than updated row by row.
-      await flavour.substringIndex?.(db, 'events_by_title_folded', 'events', 'title_folded')
+      await flavour.substringIndex?.(db, 'events', 'title_folded')
     },
   }
 }
