@@ -31,8 +31,8 @@ export const usage = `Usage: npm run bench -- [options]
   --duration S              seconds per measured run (default 10)
   --warmup S                seconds of warm-up before each run (default 2)
   --connections N           concurrent connections (default 10)
-  --scenarios a,b           only these (get-event, get-page, put-event, signed-put-event,
-                            post-event, mix-90-10)
+  --scenarios a,b           only these (get-event, get-page, filter-dates, filter-location,
+                            filter-q, put-event, signed-put-event, post-event, mix-90-10)
   --growth                  also GET by id and page 1 at --growth-base events (default 10000)
                             beside the same at --events
   --smoke                   a few hundred requests per run on a small database (for npm test)
@@ -45,6 +45,9 @@ export const usage = `Usage: npm run bench -- [options]
 const mainScenarios: ScenarioName[] = [
   'get-event',
   'get-page',
+  'filter-dates',
+  'filter-location',
+  'filter-q',
   'put-event',
   'signed-put-event',
   'mix-90-10',

@@ -177,6 +177,9 @@ function gitCommit(): { commit: string; dirty: boolean } {
 const order: ScenarioName[] = [
   'get-event',
   'get-page',
+  'filter-dates',
+  'filter-location',
+  'filter-q',
   'put-event',
   'signed-put-event',
   'mix-90-10',
@@ -196,12 +199,13 @@ async function bench(options: Options): Promise<BenchResult> {
 
   const pair = await startPair(options, factory, pinning, options.events)
   const wanted = order.filter((s) => options.scenarios.includes(s))
-  for (const scenario of wanted.filter((s) => s === 'get-event' || s === 'get-page')) {
+  const reads = (s: ScenarioName) => scenarios[s].auth === 'none'
+  for (const scenario of wanted.filter(reads)) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   const atSize = options.growth ? await runAll(driver, pair, options, growthScenarios) : []
   results.push(...atSize)
-  for (const scenario of wanted.filter((s) => s !== 'get-event' && s !== 'get-page')) {
+  for (const scenario of wanted.filter((s) => !reads(s))) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   let verification = pair.verification
