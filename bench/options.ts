@@ -31,7 +31,8 @@ export const usage = `Usage: npm run bench -- [options]
   --duration S              seconds per measured run (default 10)
   --warmup S                seconds of warm-up before each run (default 2)
   --connections N           concurrent connections (default 10)
-  --scenarios a,b           only these (get-event, get-page, deep-page, put-event, signed-put-event,
+  --scenarios a,b           only these (get-event, get-page, deep-page, filter-dates,
+                            filter-location, filter-q, put-event, signed-put-event,
                             post-event, mix-90-10)
   --growth                  also GET by id and page 1 at --growth-base events (default 10000)
                             beside the same at --events
@@ -46,6 +47,9 @@ const mainScenarios: ScenarioName[] = [
   'get-event',
   'get-page',
   'deep-page',
+  'filter-dates',
+  'filter-location',
+  'filter-q',
   'put-event',
   'signed-put-event',
   'mix-90-10',

@@ -181,12 +181,14 @@ const order: ScenarioName[] = [
   'get-event',
   'get-page',
   'deep-page',
+  'filter-dates',
+  'filter-location',
+  'filter-q',
   'put-event',
   'signed-put-event',
   'mix-90-10',
   'post-event',
 ]
-const reads: ScenarioName[] = ['get-event', 'get-page', 'deep-page']
 const growthScenarios: ScenarioName[] = ['growth-get-event', 'growth-get-page-1']
 
 async function bench(options: Options): Promise<BenchResult> {
@@ -201,12 +203,13 @@ async function bench(options: Options): Promise<BenchResult> {
 
   const pair = await startPair(options, factory, pinning, options.events)
   const wanted = order.filter((s) => options.scenarios.includes(s))
-  for (const scenario of wanted.filter((s) => reads.includes(s))) {
+  const reads = (s: ScenarioName) => scenarios[s].auth === 'none'
+  for (const scenario of wanted.filter(reads)) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   const atSize = options.growth ? await runAll(driver, pair, options, growthScenarios) : []
   results.push(...atSize)
-  for (const scenario of wanted.filter((s) => !reads.includes(s))) {
+  for (const scenario of wanted.filter((s) => !reads(s))) {
     results.push(await runScenario(driver, pair, options, scenario))
   }
   let verification = pair.verification

@@ -12,6 +12,9 @@ export type ScenarioName =
   | 'mix-90-10'
   | 'growth-get-event'
   | 'growth-get-page-1'
+  | 'filter-dates'
+  | 'filter-location'
+  | 'filter-q'
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -64,6 +67,21 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     what: 'GET /events with {"page": 1, "per_page": 20}',
     auth: 'none',
   },
+  'filter-dates': {
+    name: 'filter-dates',
+    what: 'GET /events with {"from": <random day>, "to": <a week later>, "per_page": 20}',
+    auth: 'none',
+  },
+  'filter-location': {
+    name: 'filter-location',
+    what: 'GET /events with {"location_id": <random location>, "per_page": 20}',
+    auth: 'none',
+  },
+  'filter-q': {
+    name: 'filter-q',
+    what: 'GET /events with {"q": "#<random id>", "per_page": 20}: the titles containing it',
+    auth: 'none',
+  },
 }
 
 /** What a load driver needs to draw requests for one target. */
@@ -91,8 +109,7 @@ export type Random = () => number
 
 const between = (random: Random, low: number, high: number) => low + Math.floor(random() * (high - low + 1))
 
-const eventDate = (random: Random) =>
-  new Date(Date.UTC(2027, 0, 1) + between(random, 0, 364) * 86_400_000).toISOString().replace('.000Z', 'Z')
+const eventDate = (random: Random) => iso(Date.UTC(2027, 0, 1) + between(random, 0, 364) * 86_400_000)
 
 function getEvent(plan: RequestPlan, random: Random): DrawnRequest {
   return {
@@ -102,14 +119,35 @@ function getEvent(plan: RequestPlan, random: Random): DrawnRequest {
   }
 }
 
-function getPage(plan: RequestPlan, page: number): DrawnRequest {
+function getPage(
+  plan: RequestPlan,
+  page: number,
+  filter: Record<string, string | number> = {},
+): DrawnRequest {
   return {
     method: 'GET',
     path: '/events',
     headers: { accept: 'application/vnd.service.events+json', 'content-type': 'application/json' },
-    body: JSON.stringify({ page, per_page: plan.perPage }),
+    body: JSON.stringify({ ...filter, page, per_page: plan.perPage }),
   }
 }
+
+const day = 86_400_000
+
+/**
+ * The first page of a filter drawn at random from the data set (bench/dataset.ts): a week of the
+ * ~19 years its dates span (about 1,000 events at a million), one location (the events of one in
+ * a thousand), or an id's number as written in the titles ("Benchmark event #<id>": a few).
+ */
+function filteredPage(plan: RequestPlan, random: Random, by: 'dates' | 'location' | 'q'): DrawnRequest {
+  if (by === 'location') return getPage(plan, 1, { location_id: between(random, 1, plan.locations) })
+  // At least 3 characters (#100…), as a substring index needs.
+  if (by === 'q') return getPage(plan, 1, { q: `#${between(random, 100, Math.max(100, plan.events))}` })
+  const from = Date.UTC(2027, 0, 1) + between(random, 0, 19 * 365) * day
+  return getPage(plan, 1, { from: iso(from), to: iso(from + 7 * day) })
+}
+
+const iso = (millis: number) => new Date(millis).toISOString().replace('.000Z', 'Z')
 
 const randomPage = (plan: RequestPlan, random: Random) =>
   getPage(plan, between(random, 1, Math.max(1, Math.ceil(plan.events / plan.perPage))))
@@ -172,6 +210,12 @@ export function drawRequest(
     }
     case 'post-event':
       return postEvent(plan, random)
+    case 'filter-dates':
+      return filteredPage(plan, random, 'dates')
+    case 'filter-location':
+      return filteredPage(plan, random, 'location')
+    case 'filter-q':
+      return filteredPage(plan, random, 'q')
     case 'mix-90-10': {
       const roll = random()
       if (roll < 0.7) return getEvent(plan, random)

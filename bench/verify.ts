@@ -35,6 +35,14 @@ export async function verifySameBytes(
       what: 'GET /events page 2',
       request: { method: 'GET', path: '/events?page=2&per_page=20', headers: {} },
     },
+    ...[
+      `from=2027-03-01T00:00:00Z&to=2027-03-08T00:00:00Z`,
+      'location_id=1',
+      `q=${encodeURIComponent(`#${Math.min(events, 123)}`)}`,
+    ].map((filter) => ({
+      what: `GET /events?${filter}`,
+      request: { method: 'GET' as const, path: `/events?${filter}&page=1&per_page=20`, headers: {} },
+    })),
     {
       what: `PUT /events/${id}`,
       request: {

@@ -1,10 +1,22 @@
-// What the baseline asks of its database: four prepared statements, nothing else.
+// What the baseline asks of its database: a few prepared statements, nothing else.
 import type { EventRow } from './represent.ts'
+
+/** The filters the benchmark sends, one at a time (bench/scenarios.ts). */
+export type BaselineFilter =
+  | { readonly from: number; readonly to: number }
+  | { readonly locationId: number }
+  | { readonly q: string }
 
 export interface BaselineQueries {
   getEvent(id: number): Promise<EventRow | undefined>
   /** One page in date-then-id order and the total, read in one statement (one snapshot). */
   page(limit: number, offset: number): Promise<{ total: number; rows: EventRow[] }>
+  /** The same for the events a filter finds, the total counted with the page's WHERE. */
+  filteredPage(
+    filter: BaselineFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: EventRow[] }>
   updateEvent(id: number, title: string, startsAt: number): Promise<EventRow | undefined>
   insertEvent(title: string, startsAt: number, locationId: number): Promise<EventRow>
   close(): Promise<void>
@@ -23,6 +35,31 @@ export const sql = {
   insert:
     'insert into events (title, starts_at, location_id) values ($1, $2, $3) ' +
     'returning id, title, starts_at, location_id, version',
+}
+
+/**
+ * A filtered page and its count for a WHERE written with `$first`, `$first + 1`, … (`arity`
+ * values), given twice: in the total's subquery and in the page's own WHERE.
+ */
+export function filteredSql(condition: (first: number) => string, arity: number) {
+  return {
+    page:
+      `select id, title, starts_at, location_id, version, (select count(*) from events where ${condition(1)}) as total ` +
+      `from events where ${condition(1 + arity)} order by starts_at, id limit $${1 + 2 * arity} offset $${2 + 2 * arity}`,
+    count: `select count(*) as total from events where ${condition(1)}`,
+  }
+}
+
+/** The WHERE of the filters that every dialect writes alike. */
+export const filterConditions = {
+  dates: (n: number) => `starts_at >= $${n} and starts_at < $${n + 1}`,
+  location: (n: number) => `location_id = $${n}`,
+}
+
+/** Which statement a filter takes and its values, once: the dialect adds the q's own. */
+export function filterValues(filter: BaselineFilter): ['dates' | 'location', unknown[]] | ['q', string] {
+  if ('q' in filter) return ['q', filter.q.toLowerCase()]
+  return 'locationId' in filter ? ['location', [filter.locationId]] : ['dates', [filter.from, filter.to]]
 }
 
 export interface Row {

@@ -2,6 +2,7 @@
 // the service (CONTRACT.md §2–3), written out by hand so that nothing here depends on src/.
 // bench/verify.ts compares them with the service's before anything is measured.
 import { createHash } from 'node:crypto'
+import type { BaselineFilter } from './queries.ts'
 
 export interface EventRow {
   readonly id: number
@@ -40,16 +41,38 @@ export const collectionJson = (total: number, rows: readonly EventRow[]): string
 
 export const versionEtag = (version: number): string => `"v${version}"`
 
-/** A page's ETag is made from its total, paging and the ids and versions on it, as the service makes it. */
-export function pageEtag(page: number, perPage: number, total: number, rows: readonly EventRow[]): string {
-  const identity = JSON.stringify([total, { page, perPage }, rows.map((r) => [r.id, r.version])])
+/**
+ * A page's ETag is made from its total, paging, filter (when there is one) and the ids and
+ * versions on it, as the service makes it.
+ */
+export function pageEtag(
+  page: number,
+  perPage: number,
+  total: number,
+  rows: readonly EventRow[],
+  filter?: BaselineFilter,
+): string {
+  const shown = rows.map((r) => [r.id, r.version])
+  const identity = JSON.stringify(
+    filter ? [total, { page, perPage }, filter, shown] : [total, { page, perPage }, shown],
+  )
   return `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`
 }
 
-/** RFC 8288 paging links: first, prev, next, last. */
-export function pageLinks(page: number, perPage: number, total: number): string {
+/** The filter in a link's query string, before the paging: from, to, location_id, q, percent-encoded. */
+function filterQuery(filter: BaselineFilter | undefined): string {
+  if (filter === undefined) return ''
+  const encode = (value: string) => encodeURIComponent(value).replaceAll('%3A', ':')
+  if ('q' in filter) return `q=${encode(filter.q)}&`
+  if ('locationId' in filter) return `location_id=${filter.locationId}&`
+  return `from=${formatDate(filter.from)}&to=${formatDate(filter.to)}&`
+}
+
+/** RFC 8288 paging links: first, prev, next, last, each with the filter. */
+export function pageLinks(page: number, perPage: number, total: number, filter?: BaselineFilter): string {
   const last = Math.max(1, Math.ceil(total / perPage))
-  const link = (n: number, rel: string) => `</events?page=${n}&per_page=${perPage}>; rel="${rel}"`
+  const query = filterQuery(filter)
+  const link = (n: number, rel: string) => `</events?${query}page=${n}&per_page=${perPage}>; rel="${rel}"`
   const links = [link(1, 'first')]
   if (page > 1) links.push(link(Math.min(page - 1, last), 'prev'))
   if (page < last) links.push(link(page + 1, 'next'))

@@ -6,7 +6,7 @@
 //   BASELINE_DATABASE_URL=sqlite:/path/events.db PORT=8081 node --import tsx bench/baseline/server.ts
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { postgresQueries } from './postgres-queries.ts'
-import type { BaselineQueries } from './queries.ts'
+import type { BaselineFilter, BaselineQueries } from './queries.ts'
 import {
   collectionJson,
   eventJson,
@@ -51,8 +51,19 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
   }
 }
 
-const numbers = (params: URLSearchParams) =>
-  Object.fromEntries([...params].map(([key, value]) => [key, Number(value)]))
+const numeric = new Set(['page', 'per_page', 'location_id'])
+const fromQuery = (params: URLSearchParams) =>
+  Object.fromEntries([...params].map(([key, value]) => [key, numeric.has(key) ? Number(value) : value]))
+
+/** The one filter a benchmark request carries, if any (bench/scenarios.ts). */
+function filterOf(body: Record<string, unknown>): BaselineFilter | undefined {
+  if (typeof body.q === 'string') return { q: body.q }
+  if (typeof body.location_id === 'number') return { locationId: body.location_id }
+  if (typeof body.from === 'string' && typeof body.to === 'string') {
+    return { from: Date.parse(body.from), to: Date.parse(body.to) }
+  }
+  return undefined
+}
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/'
@@ -75,16 +86,20 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const [path, query] = url.split('?', 2)
   if (path === '/events' && method === 'GET') {
     // The JSON body is the contract's way; the query string serves bench/verify.ts (fetch sends no GET body).
-    const body = query === undefined ? await readJson(req) : numbers(new URLSearchParams(query))
+    const body = query === undefined ? await readJson(req) : fromQuery(new URLSearchParams(query))
     const page = body?.page ?? 1
     const perPage = body?.per_page ?? 20
-    if (!Number.isSafeInteger(page) || !Number.isSafeInteger(perPage)) return problem(res, 400, 'Bad Request')
+    if (!body || !Number.isSafeInteger(page) || !Number.isSafeInteger(perPage))
+      return problem(res, 400, 'Bad Request')
     const p = page as number
     const n = perPage as number
-    const { total, rows } = await queries.page(n, (p - 1) * n)
+    const filter = filterOf(body)
+    const { total, rows } = filter
+      ? await queries.filteredPage(filter, n, (p - 1) * n)
+      : await queries.page(n, (p - 1) * n)
     return send(res, 200, eventsType, collectionJson(total, rows), {
-      etag: pageEtag(p, n, total, rows),
-      link: pageLinks(p, n, total),
+      etag: pageEtag(p, n, total, rows, filter),
+      link: pageLinks(p, n, total, filter),
     })
   }
   if (url === '/events' && method === 'POST') {

@@ -163,12 +163,30 @@ export const LocationPatch = Type.Object(
 )
 export type LocationPatch = Static<typeof LocationPatch>
 
-/** The paging body of GET and QUERY /events and of GET /locations. */
-export const PagingBody = Type.Object(
+const pagingFields = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxId, description: 'default 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 20, at most 100' })),
+}
+
+/** A paging body, `page` and `per_page`: GET /locations. */
+export const PagingBody = Type.Object(pagingFields, { additionalProperties: false })
+export type PagingBody = Static<typeof PagingBody>
+
+/** The body of GET and QUERY /events: paging, and which events to find (CONTRACT.md §3). */
+export const EventsQueryBody = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxId, description: 'default 1' })),
-    per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 20, at most 100' })),
+    ...pagingFields,
+    from: Type.Optional({ ...DateTime, description: 'only events at or after this instant' }),
+    to: Type.Optional({ ...DateTime, description: 'only events before this instant' }),
+    location_id: Type.Optional({ ...Id, description: 'only events at this location' }),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'only events whose title contains it, both lower-cased as JavaScript does',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
-export type PagingBody = Static<typeof PagingBody>
+export type EventsQueryBody = Static<typeof EventsQueryBody>

@@ -4,6 +4,7 @@
 export type ErrorCode =
   | 'bad_request'
   | 'bad_paging'
+  | 'bad_filter'
   | 'not_found'
   | 'method_not_allowed'
   | 'not_acceptable'

@@ -1,6 +1,7 @@
 // Paging rules (CONTRACT.md §3): page ≥ 1 (default 1), per_page 1–max (default 20), events in
 // date order then id; a page past the end is empty but keeps the true total.
 import { DomainError } from './errors.ts'
+import { agreeing, plainInteger } from './parameters.ts'
 import type { Page } from './types.ts'
 
 export const defaultPage: Page = { page: 1, perPage: 20 }
@@ -10,23 +11,24 @@ export type PagingInput = { page?: unknown; per_page?: unknown }
 /**
  * Combines the paging parameters of the body and of the query string. Either may be absent;
  * a parameter given in both must agree. Query values are strings and must be plain integers.
+ * The query string may carry nothing but paging and the `otherParameters` a resource also takes.
  */
 export function resolvePage(
   body: PagingInput | undefined,
   query: Record<string, unknown>,
   maxPerPage: number,
+  otherParameters: readonly string[] = [],
 ): Page {
   for (const key of Object.keys(query)) {
-    if (key !== 'page' && key !== 'per_page') throw badPaging(`unknown query parameter "${key}"`)
+    if (key !== 'page' && key !== 'per_page' && !otherParameters.includes(key)) {
+      throw badPaging(`unknown query parameter "${key}"`)
+    }
   }
   const pick = (key: 'page' | 'per_page'): number | undefined => {
     const fromBody = body?.[key]
     const fromQuery = query[key] === undefined ? undefined : integerParameter(key, query[key])
     if (fromBody !== undefined && typeof fromBody !== 'number') throw badPaging(`${key} must be an integer`)
-    if (fromBody !== undefined && fromQuery !== undefined && fromBody !== fromQuery) {
-      throw badPaging(`${key} is ${fromBody} in the body but ${fromQuery} in the query string`)
-    }
-    return fromBody ?? fromQuery
+    return agreeing(key, fromBody, fromQuery, badPaging)
   }
   const page = pick('page') ?? defaultPage.page
   const perPage = pick('per_page') ?? Math.min(defaultPage.perPage, maxPerPage)
@@ -38,11 +40,9 @@ export function resolvePage(
 }
 
 function integerParameter(key: string, value: unknown): number {
-  // A repeated parameter (?page=1&page=2) arrives as an array: ambiguous, so refused.
-  if (typeof value !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(value)) {
-    throw badPaging(`${key} must be written as a plain integer`)
-  }
-  return Number(value)
+  const integer = plainInteger(value)
+  if (integer === undefined) throw badPaging(`${key} must be written as a plain integer`)
+  return integer
 }
 
 const badPaging = (message: string) => new DomainError('bad_paging', message)

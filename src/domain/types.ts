@@ -62,3 +62,17 @@ export interface Page {
   readonly page: number
   readonly perPage: number
 }
+
+/**
+ * Which events a collection request finds (CONTRACT.md §3, "Finding events"); every part present
+ * must hold. An empty filter finds every event.
+ */
+export interface EventFilter {
+  /** Epoch milliseconds; events at or after it. */
+  readonly from?: number
+  /** Epoch milliseconds; events before it. */
+  readonly to?: number
+  readonly locationId?: number
+  /** Titles containing it, both folded by foldTitle (domain/event-filter.ts). */
+  readonly q?: string
+}

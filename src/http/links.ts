@@ -5,6 +5,9 @@ import type { Link } from '../contract/schemas.ts'
 import { pageRelations } from '../domain/paging.ts'
 import type { Event, Location, Page } from '../domain/types.ts'
 
+/** Query parameters as name and unencoded value, in the order they are written. */
+export type QueryParameters = readonly (readonly [string, string])[]
+
 export const paths = {
   entryPoint: '/',
   events: '/events',
@@ -12,10 +15,22 @@ export const paths = {
   eventsAt: (locationId: number) => `/events?location_id=${locationId}`,
   locations: '/locations',
   location: (id: number) => `/locations/${id}`,
-  /** A page of a collection (`/events` unless another is named). */
-  page: (page: number, perPage: number, collection = '/events') =>
-    `${collection}?page=${page}&per_page=${perPage}`,
+  /**
+   * A page of a collection (`/events` unless another is named). The parameters that choose what
+   * it shows (a filter) come first, in the order given, then page and per_page.
+   */
+  page: (page: number, perPage: number, collection = '/events', parameters: QueryParameters = []) =>
+    `${collection}?${parameters
+      .map(([name, value]) => `${name}=${queryValue(value)}&`)
+      .join('')}page=${page}&per_page=${perPage}`,
 }
+
+/**
+ * Percent-encoded as UTF-8 as encodeURIComponent does (`&`, `=`, `+`, `%`, `#`, spaces and all
+ * non-ASCII included: a `+` left bare would be read back as a space), except `:`, which RFC 3986
+ * §3.4 lets a query carry as it is and every date is full of.
+ */
+const queryValue = (value: string) => encodeURIComponent(value).replaceAll('%3A', ':')
 
 export function eventLinks(event: Pick<Event, 'id' | 'locationId'>): Link[] {
   return [
@@ -45,11 +60,16 @@ export function linkHeader(links: readonly Pick<Link, 'uri' | 'rel'>[]): string 
   return links.map(({ uri, rel }) => `<${uri}>; rel="${rel}"`).join(', ')
 }
 
-/** The RFC 8288 `Link` field of a collection page: first, prev, next, last. */
-export function pageLinkHeader(page: Page, total: number, collection = paths.events): string {
+/** The RFC 8288 `Link` field of a collection page: first, prev, next, last, each with the parameters. */
+export function pageLinkHeader(
+  page: Page,
+  total: number,
+  collection = paths.events,
+  parameters: QueryParameters = [],
+): string {
   return linkHeader(
     pageRelations(page, total).map(({ rel, page: n }) => ({
-      uri: paths.page(n, page.perPage, collection),
+      uri: paths.page(n, page.perPage, collection, parameters),
       rel,
     })),
   )

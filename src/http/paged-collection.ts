@@ -1,15 +1,27 @@
 // A paged collection (/events, /locations): the same paging rules (domain/paging.ts), a Link
-// field per page, and an ETag per page, whatever the collection holds.
+// field per page, and an ETag per page, whatever the collection holds and however it is chosen.
 import type { FastifySchema } from 'fastify'
 import type { PagingBody } from '../contract/schemas.ts'
 import { contentEtag } from '../domain/etag.ts'
 import { resolvePage } from '../domain/paging.ts'
 import type { Page } from '../domain/types.ts'
 import { notModified } from './conditional.ts'
-import { pageLinkHeader } from './links.ts'
+import { pageLinkHeader, type QueryParameters } from './links.ts'
 import type { Operation } from './resource.ts'
 
-export interface PagedCollection<T> {
+/**
+ * Parameters beside page and per_page that choose which items the collection shows (the events'
+ * filter), from the body or the query string.
+ */
+export interface Selection<S> {
+  readonly names: readonly string[]
+  /** Reads and checks them; throws a DomainError on bad input. */
+  resolve(body: unknown, query: Record<string, unknown>): S
+  /** They as query parameters, in the order the Link field writes them; none when nothing is chosen. */
+  query(selection: S): QueryParameters
+}
+
+export interface PagedCollection<T, S> {
   /** Its path, which the Link field's pages extend. */
   readonly path: string
   /** What it holds, in the plural, for the 412's detail. */
@@ -19,17 +31,30 @@ export interface PagedCollection<T> {
   readonly consumes: readonly string[]
   readonly schema: FastifySchema
   readonly maxPerPage: number
-  read(page: Page): Promise<{ total: number; items: readonly T[] }>
+  /** Absent where every item is always shown. */
+  readonly selection?: Selection<S>
+  /** `selection` is undefined for the whole collection. */
+  read(page: Page, selection: S | undefined): Promise<{ total: number; items: readonly T[] }>
   represent(total: number, items: readonly T[]): unknown
 }
 
-/** The ETag of one page: each page is a representation of its own. */
+/**
+ * The ETag of one page: each page is a representation of its own. A selection is part of it, so
+ * that two selections sent as bodies to one URL never share a tag (an If-None-Match from one would
+ * answer 304 to the other); without one the tag is what it always was.
+ */
 export function pageEtag(
   page: Page,
   total: number,
   items: readonly { id: number; version: number }[],
+  selection: QueryParameters = [],
 ): string {
-  return contentEtag(JSON.stringify([total, page, items.map((e) => [e.id, e.version])]))
+  const shown = items.map((e) => [e.id, e.version])
+  return contentEtag(
+    JSON.stringify(
+      selection.length > 0 ? [total, page, Object.fromEntries(selection), shown] : [total, page, shown],
+    ),
+  )
 }
 
 /**
@@ -37,28 +62,25 @@ export function pageEtag(
  * own representation, what a read without parameters answers: its default page (for preconditions
  * on a POST to it).
  */
-export function pagedCollection<T extends { id: number; version: number }>(
-  collection: PagedCollection<T>,
+export function pagedCollection<T extends { id: number; version: number }, S = never>(
+  collection: PagedCollection<T, S>,
 ): { list: Operation; currentEtag: () => Promise<string> } {
+  const { selection } = collection
   const list: Operation = {
     produces: collection.produces,
     consumes: collection.consumes,
     validationStatus: 400,
     schema: collection.schema,
     async handler(request, reply) {
-      const page = resolvePage(
-        request.body as PagingBody | undefined,
-        request.query as Record<string, unknown>,
-        collection.maxPerPage,
-      )
-      const { total, items } = await collection.read(page)
-      const unchanged = notModified(
-        request,
-        reply,
-        pageEtag(page, total, items),
-        `this page of ${collection.what}`,
-      )
-      reply.header('link', pageLinkHeader(page, total, collection.path))
+      const body = request.body as PagingBody | undefined
+      const query = request.query as Record<string, unknown>
+      const page = resolvePage(body, query, collection.maxPerPage, selection?.names)
+      const chosen = selection?.resolve(body, query)
+      const parameters = chosen === undefined ? [] : (selection?.query(chosen) ?? [])
+      const { total, items } = await collection.read(page, chosen)
+      const etag = pageEtag(page, total, items, parameters)
+      const unchanged = notModified(request, reply, etag, `this page of ${collection.what}`)
+      reply.header('link', pageLinkHeader(page, total, collection.path, parameters))
       if (unchanged) return reply.code(304).send()
       return reply
         .type(request.representation ?? (collection.produces[0] as string))
@@ -67,7 +89,7 @@ export function pagedCollection<T extends { id: number; version: number }>(
   }
   const currentEtag = async () => {
     const page = resolvePage(undefined, {}, collection.maxPerPage)
-    const { total, items } = await collection.read(page)
+    const { total, items } = await collection.read(page, undefined)
     return pageEtag(page, total, items)
   }
   return { list, currentEtag }

@@ -9,6 +9,7 @@ import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors
 const statusOf: Record<ErrorCode, number> = {
   bad_request: 400,
   bad_paging: 400,
+  bad_filter: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,

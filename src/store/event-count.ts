@@ -27,9 +27,9 @@ export async function countEvents(trx: Executor, delta: number): Promise<void> {
 }
 
 /**
- * The number of events, as an SQL expression for a select list. Unfiltered it reads the counter;
- * a filtered collection (dates, location, text: a later issue) will count its matching rows
- * instead, with the same WHERE as the page, still in the page's statement.
+ * The number of events, as an SQL expression for a select list, read from the counter. A filtered
+ * collection counts its matching rows instead, with the same WHERE as the page, still in the
+ * page's statement (filtered-page.ts).
  */
 export const eventTotal = () =>
   sql<number>`(select coalesce(sum(value), 0) from counters where name = ${sql.lit(eventCounter)})`

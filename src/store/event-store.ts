@@ -3,6 +3,7 @@
 import type {
   Event,
   EventChanges,
+  EventFilter,
   Location,
   LocationChanges,
   Page,
@@ -66,8 +67,11 @@ export interface PoolStats {
 }
 
 export interface EventStore {
-  /** One page in date-then-id order and the total, read as one consistent snapshot. */
-  listEvents(page: Page): Promise<{ total: number; events: Event[] }>
+  /**
+   * One page of the events the filter finds (all without one), in date-then-id order, and how many
+   * it finds, read as one consistent snapshot.
+   */
+  listEvents(page: Page, filter?: EventFilter): Promise<{ total: number; events: Event[] }>
   getEvent(id: number): Promise<Event | undefined>
   /** Fails with `invalid_fields` when the location does not exist. */
   createEvent(event: NewEvent): Promise<Event>

@@ -1,5 +1,5 @@
 // What the shared store code needs to know about a dialect, phrased as capabilities.
-import type { ColumnDefinitionBuilder } from 'kysely'
+import type { ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely'
 
 export interface SqlFlavour {
   /** Column type of ids and references to them. */
@@ -15,4 +15,15 @@ export interface SqlFlavour {
    * serialises every writer, so no row lock is needed.
    */
   readonly rowLocks: boolean
+  /**
+   * The condition "`table`.`column` contains `needle`", compared exactly, code point by code point
+   * (no collation, no case folding, no wildcards), using the dialect's substring index where one
+   * can serve it.
+   */
+  contains(table: string, column: string, needle: string): Expression<SqlBool>
+  /** Makes the substring index `contains` uses, where the dialect has such a thing. */
+  substringIndex?(db: Kysely<unknown>, table: string, column: string): Promise<void>
 }
+
+/** The name of the substring index of a column, the same in the migration and in the query. */
+export const substringIndexName = (table: string, column: string) => `${table}_by_${column}`

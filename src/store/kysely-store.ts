@@ -9,8 +9,9 @@ import {
   sql,
   type Transaction,
 } from 'kysely'
+import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
-import type { EventChanges, LocationChanges, Page, Precondition, Role } from '../domain/types.ts'
+import type { EventChanges, EventFilter, LocationChanges, Page, Precondition, Role } from '../domain/types.ts'
 import { deepPageOffset } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
@@ -23,6 +24,7 @@ import type {
   PoolStats,
   StoredApiKey,
 } from './event-store.ts'
+import { filteredPage } from './filtered-page.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { type HotQueries, hotQueries } from './hot-queries.ts'
 import { migrations } from './migrations/index.ts'
@@ -36,6 +38,7 @@ import {
   insertLocations,
   requireLocation,
   requireStorable,
+  titleColumns,
   updateVersioned,
 } from './writes.ts'
 
@@ -87,7 +90,9 @@ export class KyselyStore implements EventStore {
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
   }
 
-  async listEvents(page: Page) {
+  async listEvents(page: Page, filter: EventFilter = {}) {
+    if (isFiltered(filter))
+      return this.#guard(() => filteredPage(this.#db, this.dialect.flavour, page, filter))
     return this.#guard(async () => {
       const offset = offsetOf(page)
       const { total, rows } = await this.#page(
@@ -143,7 +148,7 @@ export class KyselyStore implements EventStore {
       requireStorable('/title', changes.title)
       if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
       const values = {
-        ...(changes.title !== undefined && { title: changes.title }),
+        ...(changes.title !== undefined && titleColumns(changes.title)),
         ...(changes.date !== undefined && { starts_at: changes.date }),
         ...(changes.locationId !== undefined && { location_id: changes.locationId }),
       }

@@ -4,7 +4,10 @@ import { type Event, type Location, type Role, roles, type User } from '../domai
 import type { StoredApiKey } from './event-store.ts'
 import type { Database } from './schema.ts'
 
-export const toEvent = (row: Selectable<Database['events']>): Event => ({
+/** The columns an event is made of; `title_folded` only serves the search. */
+type EventRow = Pick<Selectable<Database['events']>, 'id' | 'title' | 'starts_at' | 'location_id' | 'version'>
+
+export const toEvent = (row: EventRow): Event => ({
   id: Number(row.id),
   title: row.title,
   date: Number(row.starts_at),

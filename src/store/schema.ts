@@ -6,6 +6,8 @@ export interface Database {
   events: {
     id: Generated<number>
     title: string
+    /** `title` folded by domain/event-filter.ts foldTitle, written with it by every write. */
+    title_folded: string
     /** Epoch milliseconds, UTC. */
     starts_at: number
     location_id: number

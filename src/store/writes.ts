@@ -1,6 +1,7 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction.
 import type { Selectable, Updateable } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
+import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
 import { countEvents } from './event-count.ts'
@@ -16,12 +17,18 @@ export async function insertEvent(trx: Executor, event: NewEvent) {
   await requireLocation(trx, event.locationId)
   const row = await trx
     .insertInto('events')
-    .values({ title: event.title, starts_at: event.date, location_id: event.locationId })
+    .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
     .returningAll()
     .executeTakeFirstOrThrow()
   await countEvents(trx, 1)
   return toEvent(row)
 }
+
+/**
+ * A title and its folded form, which the search reads (CONTRACT.md §3, `q`): every write of a
+ * title writes both, so the two never disagree.
+ */
+export const titleColumns = (title: string) => ({ title, title_folded: foldTitle(title) })
 
 export async function requireLocation(trx: Executor, id: number) {
   const found = await trx.selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst()
@@ -176,7 +183,7 @@ export async function insertLocations(
   locations: Iterable<ImportLocation>,
   onProgress?: (events: number) => void,
 ): Promise<{ locations: number; events: number }> {
-  const batchSize = Math.floor(flavour.maxParameters / 3)
+  const batchSize = Math.floor(flavour.maxParameters / 4)
   let locationCount = 0
   let eventCount = 0
   for (const location of locations) {
@@ -190,7 +197,7 @@ export async function insertLocations(
       const batch = location.events.slice(start, start + batchSize)
       await trx
         .insertInto('events')
-        .values(batch.map((e) => ({ title: e.title, starts_at: e.date, location_id: Number(id) })))
+        .values(batch.map((e) => ({ ...titleColumns(e.title), starts_at: e.date, location_id: Number(id) })))
         .execute()
       eventCount += batch.length
       onProgress?.(eventCount)

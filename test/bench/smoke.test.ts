@@ -47,6 +47,9 @@ function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smo
   const ran = result.scenarios.map((s) => `${s.scenario}@${s.events}`).sort()
   assert.deepEqual(ran, [
     'deep-page@1000',
+    'filter-dates@1000',
+    'filter-location@1000',
+    'filter-q@1000',
     'get-event@1000',
     'get-page@1000',
     'growth-get-event@1000',

@@ -90,16 +90,25 @@ for (const target of storeTargets) {
       })
     })
 
-    it("a location's /rel/events link lists the events there", {
-      todo: 'needs the location_id filter of GET /events, built apart from this work',
-    }, async () => {
+    it("a location's /rel/events link lists the events there, and only those", async () => {
       const locations = (await ctx.http('GET', '/locations')).json().locations
+      let listed = 0
       for (const location of locations) {
         const link = location.links.find((l: Json) => l.rel === '/rel/events')
         const res = await ctx.http('GET', link.uri, { headers: { accept: `${link.type}+json` } })
         assert.equal(res.status, 200, `GET ${link.uri}: ${res.text}`)
         assert.equal(res.header('content-type'), `${link.type}+json`)
+        const { total, events } = res.json()
+        assert.equal(total, events.length, 'the fixtures fit on one page')
+        listed += total
+        for (const event of events) {
+          const at = event.links.find((l: Json) => l.rel === '/rel/location')
+          assert.equal(at.uri, `/locations/${location.id}`)
+        }
       }
+      const all = (await ctx.http('GET', '/events?per_page=100')).json()
+      assert.ok(all.total > 0, 'some events to find')
+      assert.equal(listed, all.total, 'every event is listed at its location')
     })
   })
 }

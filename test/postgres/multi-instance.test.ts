@@ -65,7 +65,6 @@ describe('[postgres] three server processes on one database', { skip: postgresSk
       identity: (c) => c,
       maxParameters: 1,
       eventBucketTriggers: [],
-      rowLocks: true,
     }).getMigrations()
     assert.equal(await count('select count(*) as n from kysely_migration'), Object.keys(known).length)
   })

@@ -21,7 +21,6 @@ const anyFlavour = {
   identity: (c) => c,
   maxParameters: 1,
   eventBucketTriggers: [],
-  rowLocks: false,
 } as const satisfies Parameters<typeof migrations>[0]
 
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
+import { filterQuery } from '../../src/domain/event-filter.ts'
 import { lastPage } from '../../src/domain/paging.ts'
 import {
   entryPointLinks,
@@ -19,6 +20,37 @@ describe('paths', () => {
     assert.equal(paths.page(2, 20), '/events?page=2&per_page=20')
     assert.equal(paths.page(2, 20, paths.locations), '/locations?page=2&per_page=20')
     assert.equal(paths.eventsAt(3), '/events?location_id=3')
+  })
+
+  it('puts a filter before paging, as from, to, location_id, q, whatever order it was given in', () => {
+    assert.equal(
+      paths.page(
+        2,
+        20,
+        paths.events,
+        filterQuery({
+          q: 'jazz',
+          locationId: 3,
+          to: Date.UTC(2027, 0, 1),
+          from: Date.UTC(2026, 11, 1, 0, 0, 0, 5),
+        }),
+      ),
+      '/events?from=2026-12-01T00:00:00.005Z&to=2027-01-01T00:00:00Z&location_id=3&q=jazz&page=2&per_page=20',
+    )
+  })
+
+  it('percent-encodes q so that decoding the query string gives it back exactly', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }), (q) => {
+        const query = paths.page(1, 20, paths.events, filterQuery({ q })).split('?')[1] as string
+        assert.doesNotMatch(
+          query,
+          /[^A-Za-z0-9\-_.!~*'()%:&=]/,
+          'only characters a query carries as they are',
+        )
+        assert.equal(new URLSearchParams(query).get('q'), q)
+      }),
+    )
   })
 })
 

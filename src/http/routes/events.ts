@@ -7,10 +7,11 @@ import {
   EventCreate,
   EventPatch,
   EventReplace,
-  PagingBody,
+  EventsQueryBody,
 } from '../../contract/schemas.ts'
 import { dateProblemText, parseDateTime } from '../../domain/dates.ts'
 import { invalidField } from '../../domain/errors.ts'
+import { filterParameters, filterQuery, resolveFilter } from '../../domain/event-filter.ts'
 import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
@@ -38,10 +39,15 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
     what: 'events',
     produces: [mediaTypes.events, mediaTypes.json],
     consumes: [mediaTypes.json, mediaTypes.events],
-    schema: { body: PagingBody, response: { 200: EventCollection } },
+    schema: { body: EventsQueryBody, response: { 200: EventCollection } },
     maxPerPage,
-    read: async (page) => {
-      const { total, events } = await store.listEvents(page)
+    selection: {
+      names: filterParameters,
+      resolve: (body, query) => resolveFilter(body as EventsQueryBody | undefined, query),
+      query: filterQuery,
+    },
+    read: async (page, filter) => {
+      const { total, events } = await store.listEvents(page, filter)
       return { total, items: events }
     },
     represent: representCollection,

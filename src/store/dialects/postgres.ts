@@ -1,10 +1,11 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { postgresBucketTriggers } from '../event-buckets.ts'
+import { substringIndexName } from '../flavour.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
@@ -77,6 +78,19 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       maxParameters: 65_535,
       eventBucketTriggers: postgresBucketTriggers,
       rowLocks: true,
+      // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).
+      // The default collation is deterministic, so LIKE compares code points exactly.
+      contains: (_table, column, needle) =>
+        sql<SqlBool>`${sql.ref(column)} like ${`%${needle.replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`,
+      // pg_trgm is a trusted extension (PostgreSQL 13+): a database owner may create it.
+      async substringIndex(db, table, column) {
+        await sql`create extension if not exists pg_trgm`.execute(db)
+        await sql`create index ${sql.id(substringIndexName(table, column))} on ${sql.table(table)}
+          using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db)
+        // Measured: until the new column has statistics, the planner takes LIKE '%…%' (and, after
+        // a rewrite of every row, even `location_id = ?`) for common and scans the table.
+        await sql`analyze ${sql.table(table)}`.execute(db)
+      },
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.

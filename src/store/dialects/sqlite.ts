@@ -12,6 +12,7 @@ import { unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { RetryingSqliteDialect } from './sqlite-driver.ts'
+import { trigramContains, trigramIndex } from './sqlite-trigram.ts'
 
 export interface SqliteOptions {
   /**
@@ -80,6 +81,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       maxParameters: 32_766,
       eventBucketTriggers: sqliteBucketTriggers,
       rowLocks: false,
+      contains: trigramContains,
+      substringIndex: trigramIndex,
     },
     write: (work) =>
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),

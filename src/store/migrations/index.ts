@@ -4,8 +4,15 @@ import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely
 import { createEventBuckets } from '../event-buckets.ts'
 import { counterShards, eventCounter } from '../event-count.ts'
 import type { SqlFlavour } from '../flavour.ts'
+import { eventFilters } from './0006-event-filters.ts'
 
-function initial(flavour: SqlFlavour): Migration {
+/** What writing the schema asks of a dialect. */
+export type SchemaFlavour = Pick<
+  SqlFlavour,
+  'idType' | 'identity' | 'maxParameters' | 'substringIndex' | 'eventBucketTriggers'
+>
+
+function initial(flavour: SchemaFlavour): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -42,7 +49,7 @@ function initial(flavour: SqlFlavour): Migration {
   }
 }
 
-function idempotencyKeys(flavour: SqlFlavour): Migration {
+function idempotencyKeys(flavour: SchemaFlavour): Migration {
   return {
     async up(db: Kysely<unknown>) {
       // No foreign key to events: a replay answers with the event as first created, even when it
@@ -120,7 +127,7 @@ function counters(): Migration {
   }
 }
 
-export function migrations(flavour: SqlFlavour): MigrationProvider {
+export function migrations(flavour: SchemaFlavour): MigrationProvider {
   return {
     async getMigrations() {
       return {
@@ -129,6 +136,7 @@ export function migrations(flavour: SqlFlavour): MigrationProvider {
         '0003_api_keys': apiKeys(),
         '0004_counters': counters(),
         '0005_event_buckets': { up: (db) => createEventBuckets(db, flavour.eventBucketTriggers) },
+        '0006_event_filters': eventFilters(flavour),
       }
     },
   }
