@@ -5,7 +5,6 @@ import {
   type Kysely,
   type MigrationProvider,
   type MigrationResultSet,
-  Migrator,
   sql,
   type Transaction,
 } from 'kysely'
@@ -60,10 +59,9 @@ export interface DialectConnection {
   exclusive?(trx: Executor, topic: string): Promise<void>
   /**
    * Runs every pending migration of `provider` as one unit, taking whatever lock keeps two
-   * processes from migrating at once; on failure returns the error with nothing applied. Absent
-   * where Kysely's Migrator already does so (PostgreSQL: one transaction under an advisory lock).
+   * processes from migrating at once; on failure returns the error with nothing applied.
    */
-  migrate?(provider: MigrationProvider): Promise<MigrationResultSet>
+  migrate(provider: MigrationProvider): Promise<MigrationResultSet>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
   /** Connection pool figures, where the dialect has a pool. */
@@ -84,8 +82,7 @@ export class KyselyStore implements EventStore {
   /** Applies every pending migration, all in one transaction or none, under a lock (see the dialects). */
   async migrate(): Promise<string[]> {
     const provider = migrations(this.dialect.flavour)
-    const { error, results = [] } = await (this.dialect.migrate?.(provider) ??
-      new Migrator({ db: this.#db, provider }).migrateToLatest())
+    const { error, results = [] } = await this.dialect.migrate(provider)
     if (error) throw error
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
   }

@@ -136,3 +136,40 @@ describe('[postgres] store behaviour on a live server', { skip: postgresSkipReas
     }
   })
 })
+
+describe('[postgres] migrations', { skip: postgresSkipReason ?? false }, () => {
+  it('are not cut short by the statement timeout that guards requests', async () => {
+    if (!postgres) return
+    const database = await postgres.create()
+    const holder = new pg.Client({ connectionString: database.databaseUrl, connectionTimeoutMillis: 3_000 })
+    await holder.connect()
+    const store = new KyselyStore(openPostgres(database.databaseUrl, { statementTimeoutMs: 100 }))
+    try {
+      // Kysely's migration lock (its PostgreSQL adapter's LOCK_ID), held here so that the
+      // migration's first statement waits far longer than the 100 ms a request statement may take.
+      const kyselyMigrationLock = '3853314791062309107'
+      await holder.query(`select pg_advisory_lock(${kyselyMigrationLock})`)
+      const migrated = store.migrate()
+      const waiting = async () =>
+        (
+          await holder.query(
+            `select count(*)::int as n from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+          )
+        ).rows[0].n > 0
+      const until = Date.now() + 10_000
+      while (!(await waiting())) {
+        assert.ok(Date.now() < until, 'the migration never waited for the lock')
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      // Past the request limit while it waits: a statement bound by it would be cancelled now.
+      await holder.query('select pg_sleep(0.3)')
+      await holder.query(`select pg_advisory_unlock(${kyselyMigrationLock})`)
+      assert.ok((await migrated).includes('0001_initial'))
+    } finally {
+      await holder.end()
+      await store.close()
+      await database.drop()
+    }
+  })
+})

@@ -1,7 +1,7 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { postgresBucketTriggers } from '../event-buckets.ts'
@@ -98,6 +98,26 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     // Held until the transaction ends; the key is folded into PostgreSQL's advisory-lock space.
     exclusive: async (trx, topic) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${`ers:${topic}`}, 0))`.execute(trx)
+    },
+    // Migrations run on a connection of their own without the per-statement limits, which guard
+    // requests: building an index or rewriting every row can take minutes at a million events.
+    // Kysely's Migrator runs them all in one transaction under its advisory lock.
+    async migrate(provider) {
+      const migrationPool = new pg.Pool({
+        connectionString: url,
+        max: 1,
+        connectionTimeoutMillis: settings.connectionTimeoutMs,
+        keepAlive: true,
+        application_name: `${settings.applicationName} migrations`,
+        types,
+      })
+      migrationPool.on('error', (error) => ignore(error))
+      const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: migrationPool }) })
+      try {
+        return await new Migrator({ db: unbounded, provider }).migrateToLatest()
+      } finally {
+        await unbounded.destroy()
+      }
     },
     translate,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
