@@ -54,18 +54,30 @@ export function pageEtag(
 ): string {
   const shown = rows.map((r) => [r.id, r.version])
   const identity = JSON.stringify(
-    filter ? [total, { page, perPage }, filter, shown] : [total, { page, perPage }, shown],
+    filter
+      ? [total, { page, perPage }, Object.fromEntries(filterParameters(filter)), shown]
+      : [total, { page, perPage }, shown],
   )
   return `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`
 }
 
-/** The filter in a link's query string, before the paging: from, to, location_id, q, percent-encoded. */
+/** The filter as query parameters, unencoded, in the service's order: from, to, location_id, q. */
+function filterParameters(filter: BaselineFilter): [string, string][] {
+  if ('q' in filter) return [['q', filter.q]]
+  if ('locationId' in filter) return [['location_id', String(filter.locationId)]]
+  return [
+    ['from', formatDate(filter.from)],
+    ['to', formatDate(filter.to)],
+  ]
+}
+
+/** The filter in a link's query string, before the paging, percent-encoded. */
 function filterQuery(filter: BaselineFilter | undefined): string {
   if (filter === undefined) return ''
   const encode = (value: string) => encodeURIComponent(value).replaceAll('%3A', ':')
-  if ('q' in filter) return `q=${encode(filter.q)}&`
-  if ('locationId' in filter) return `location_id=${filter.locationId}&`
-  return `from=${formatDate(filter.from)}&to=${formatDate(filter.to)}&`
+  return filterParameters(filter)
+    .map(([name, value]) => `${name}=${encode(value)}&`)
+    .join('')
 }
 
 /** RFC 8288 paging links: first, prev, next, last, each with the filter. */
