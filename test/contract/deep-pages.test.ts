@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { bucketBits, deepPageOffset } from '../../src/store/event-buckets.ts'
 import { directQuery, directWrite } from '../support/direct-sql.ts'
-import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { startTwoInstances } from '../support/process.ts'
 import { basic, send } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -46,15 +46,11 @@ const sameOrder = (a: Listed, b: Listed) => Date.parse(a.date) - Date.parse(b.da
 
 for (const target of storeTargets) {
   describe(`[${target.name}] deep pages from the date buckets`, () => {
-    let database: { databaseUrl: string; drop(): Promise<void> }
-    let instances: ServerProcess[] = []
-    const on = (n: number) => instances[n % 2] as ServerProcess
+    let pair: Awaited<ReturnType<typeof startTwoInstances>>
+    const on = (n: number) => pair.on(n)
     const orderedIds = async () =>
       (
-        await directQuery<{ id: number }>(
-          database.databaseUrl,
-          'select id from events order by starts_at, id',
-        )
+        await directQuery<{ id: number }>(pair.databaseUrl, 'select id from events order by starts_at, id')
       ).map((r) => Number(r.id))
     const listPage = async (n: number, page: number, perPage: number) => {
       const res = await send(on(n).baseUrl, 'GET', `/events?page=${page}&per_page=${perPage}`)
@@ -74,16 +70,7 @@ for (const target of storeTargets) {
     }
 
     before(async () => {
-      database = await target.create()
-      const env = {
-        DATABASE_URL: database.databaseUrl,
-        SEED: 'true',
-        ADMIN_PASSWORD: 'admin-password-1',
-        RATE_LIMIT_WRITES: '0',
-        RATE_LIMIT_READS: '0',
-      }
-      instances = [await startServerProcess(env)]
-      instances.push(await startServerProcess(env))
+      pair = await startTwoInstances(target)
       // Straight into the table, in batches: the triggers count them as they would any write.
       const rows = seededDates().map((date, i) => `('deep ${i}', ${date}, 1)`)
       const statements: string[] = []
@@ -96,14 +83,10 @@ for (const target of storeTargets) {
       statements.push(
         `update counters set value = value + ${rows.length} where name = 'events' and shard = 0`,
       )
-      await directWrite(database.databaseUrl, statements)
+      await directWrite(pair.databaseUrl, statements)
     })
 
-    after(async () => {
-      for (const instance of instances) instance.child.kill('SIGTERM')
-      await Promise.all(instances.map((i) => i.exited))
-      await database?.drop()
-    })
+    after(() => pair?.stop())
 
     it('every page, before and past the deep-page offset, holds what OFFSET over the whole order gives', async () => {
       await assertEveryPageMatches(100)
@@ -185,11 +168,11 @@ for (const target of storeTargets) {
 
       await assertEveryPageMatches(100)
       const kept = await directQuery<{ bucket: number; n: number }>(
-        database.databaseUrl,
+        pair.databaseUrl,
         'select bucket, sum(count) as n from event_buckets group by bucket having sum(count) <> 0 order by bucket',
       )
       const recounted = await directQuery<{ bucket: number; n: number }>(
-        database.databaseUrl,
+        pair.databaseUrl,
         `select starts_at >> ${bucketBits} as bucket, count(*) as n from events group by starts_at >> ${bucketBits} order by bucket`,
       )
       const plain = (rows: { bucket: number; n: number }[]) =>

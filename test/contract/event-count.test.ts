@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { directQuery } from '../support/direct-sql.ts'
-import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { startTwoInstances } from '../support/process.ts'
 import { basic, type Response, send } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -24,31 +24,15 @@ async function fullCount(databaseUrl: string): Promise<{ total: number; ids: num
 
 for (const target of storeTargets) {
   describe(`[${target.name}] total under concurrent creates and deletes from two instances`, () => {
-    let database: { databaseUrl: string; drop(): Promise<void> }
-    let instances: ServerProcess[] = []
-    const on = (n: number) => instances[n % 2] as ServerProcess
+    let pair: Awaited<ReturnType<typeof startTwoInstances>>
+    const on = (n: number) => pair.on(n)
     const page = (n: number) => send(on(n).baseUrl, 'GET', '/events?per_page=100')
 
     before(async () => {
-      database = await target.create()
-      const env = {
-        DATABASE_URL: database.databaseUrl,
-        SEED: 'true',
-        ADMIN_PASSWORD: 'admin-password-1',
-        // This test makes far more writes a minute than the default budget allows.
-        RATE_LIMIT_WRITES: '0',
-        RATE_LIMIT_READS: '0',
-      }
-      // One after the other: the first migrates and seeds, the second finds it done.
-      instances = [await startServerProcess(env)]
-      instances.push(await startServerProcess(env))
+      pair = await startTwoInstances(target)
     })
 
-    after(async () => {
-      for (const instance of instances) instance.child.kill('SIGTERM')
-      await Promise.all(instances.map((i) => i.exited))
-      await database?.drop()
-    })
+    after(() => pair?.stop())
 
     it('every page agrees with its total while writes run, and the total equals a full count after', async () => {
       const first = await page(0)
@@ -106,7 +90,7 @@ for (const target of storeTargets) {
       )
       assert.ok(writes > 20 && reads > 20, `enough traffic: ${writes} writes, ${reads} reads`)
 
-      const counted = await fullCount(database.databaseUrl)
+      const counted = await fullCount(pair.databaseUrl)
       for (const n of [0, 1]) {
         const res = await page(n)
         assert.equal(res.json().total, counted.total, `instance ${n}'s total against count(*)`)

@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import type { StoreTarget } from './stores.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -196,4 +197,34 @@ export async function connectionRefused(baseUrl: string): Promise<boolean> {
     })
     probe.once('error', () => resolve(true))
   })
+}
+
+/**
+ * Two server processes on one new database of `target`, filled with the samples, with the editor
+ * `admin` (password `admin-password-1`) and no request rate limits, for tests that write far more
+ * a minute than the default budget allows. One after the other: the first migrates and seeds,
+ * the second finds it done.
+ */
+export async function startTwoInstances(target: StoreTarget) {
+  const database = await target.create()
+  const env = {
+    DATABASE_URL: database.databaseUrl,
+    SEED: 'true',
+    ADMIN_PASSWORD: 'admin-password-1',
+    RATE_LIMIT_WRITES: '0',
+    RATE_LIMIT_READS: '0',
+  }
+  const instances = [await startServerProcess(env)]
+  instances.push(await startServerProcess(env))
+  return {
+    databaseUrl: database.databaseUrl,
+    instances,
+    /** Instance `n` modulo two, to spread requests over both. */
+    on: (n: number) => instances[n % 2] as ServerProcess,
+    async stop() {
+      for (const instance of instances) instance.child.kill('SIGTERM')
+      await Promise.all(instances.map((i) => i.exited))
+      await database.drop()
+    },
+  }
 }
