@@ -24,8 +24,54 @@ import type { Database } from './schema.ts'
 export const bucketBits = 28
 const postgresShards = 4
 
-/** Below this offset OFFSET itself is cheaper than summing the buckets (measured at 1M events). */
+/** Below this offset OFFSET is always the cheaper way. */
 export const deepPageOffset = 2_000
+
+/**
+ * Whether a page at `offset` is cheaper found from the buckets than by OFFSET. Adding up the
+ * buckets costs in proportion to their rows, OFFSET to the rows it steps over; `rowsPerBucketRow`
+ * is how many rows the dialect's OFFSET steps over in the time the buckets take per row (measured
+ * at 1M events: ~30 on SQLite, whose OFFSET is cheap; ~1 on PostgreSQL). So 10,000 events spread
+ * over 19 years (2,200 buckets of 4 events) page by OFFSET, and a million of them by buckets from
+ * about page 3,000 on SQLite.
+ */
+export function prefersBuckets(offset: number, bucketRows: number, rowsPerBucketRow: number): boolean {
+  return offset >= Math.max(deepPageOffset, bucketRows * rowsPerBucketRow)
+}
+
+/**
+ * The number of rows of `event_buckets`, known roughly: it changes slowly, only the choice of
+ * plan depends on it (both plans give the same page), and counting it per request would cost
+ * what the buckets save. Counted on the first deep request, then again in the background at most
+ * every `maxAgeMs`.
+ */
+export class BucketRowsEstimate {
+  #rows: number | undefined
+  #countedAt = 0
+  #counting: Promise<number> | undefined
+  constructor(
+    private readonly count: () => Promise<number>,
+    private readonly maxAgeMs = 10_000,
+  ) {}
+
+  async rows(): Promise<number> {
+    const stale = Date.now() - this.#countedAt >= this.maxAgeMs
+    if (stale && !this.#counting) {
+      this.#counting = this.count()
+        .then((rows) => {
+          this.#rows = rows
+          this.#countedAt = Date.now()
+          return rows
+        })
+        .finally(() => {
+          this.#counting = undefined
+        })
+      // A failed background count keeps the old figure; the next request tries again.
+      this.#counting.catch(() => {})
+    }
+    return this.#rows ?? (await (this.#counting as Promise<number>))
+  }
+}
 
 const bucketOf = (row: 'new' | 'old' | 'new_rows' | 'old_rows') => `${row}.starts_at >> ${bucketBits}`
 

@@ -11,6 +11,11 @@ export interface SqlFlavour {
   /** Statements that create the triggers keeping `event_buckets` (event-buckets.ts). */
   readonly eventBucketTriggers: readonly string[]
   /**
+   * How many rows OFFSET steps over in the time a deep page takes to add up one row of the date
+   * buckets (measured; event-buckets.ts prefersBuckets).
+   */
+  readonly offsetRowsPerBucketRow: number
+  /**
    * Whether `SELECT … FOR UPDATE` locks rows. Where it does not exist (SQLite), `write` already
    * serialises every writer, so no row lock is needed.
    */

@@ -35,6 +35,11 @@ export function hotQueries(db: Kysely<Database>) {
     page: compileOnce(page, [-1, -2]),
     /** The same rows far into the collection, found from the date buckets: (offset, limit, offset). */
     deepPage: deepPage<InferResult<typeof page>[number]>(db, eventColumns),
+    /** How many rows the date buckets have, to choose between the two (event-buckets.ts). */
+    bucketRows: compileOnce(
+      db.selectFrom('event_buckets').select((eb) => eb.fn.countAll<number>().as('rows')),
+      [],
+    ),
     /** The total alone, for a page past the end. */
     total: compileOnce(db.selectNoFrom(eventTotal().as('total')), []),
     location: compileOnce(db.selectFrom('locations').select(locationColumns).where('id', '=', -1), [-1]),

@@ -11,7 +11,7 @@ import {
 import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { EventChanges, EventFilter, LocationChanges, Page, Precondition, Role } from '../domain/types.ts'
-import { deepPageOffset } from './event-buckets.ts'
+import { BucketRowsEstimate, deepPageOffset, prefersBuckets } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
   BackupReport,
@@ -74,9 +74,13 @@ export interface DialectConnection {
 export class KyselyStore implements EventStore {
   readonly #db: Kysely<Database>
   readonly #hot: HotQueries
+  readonly #bucketRows: BucketRowsEstimate
   constructor(private readonly dialect: DialectConnection) {
     this.#db = dialect.db
     this.#hot = hotQueries(dialect.db)
+    this.#bucketRows = new BucketRowsEstimate(async () =>
+      Number((await this.#db.executeQuery(this.#hot.bucketRows())).rows[0]?.rows ?? 0),
+    )
   }
 
   /** Applies every pending migration, all in one transaction or none, under a lock (see the dialects). */
@@ -92,10 +96,11 @@ export class KyselyStore implements EventStore {
       return this.#guard(() => filteredPage(this.#db, this.dialect.flavour, page, filter))
     return this.#guard(async () => {
       const offset = offsetOf(page)
+      const fromBuckets =
+        offset >= deepPageOffset &&
+        prefersBuckets(offset, await this.#bucketRows.rows(), this.dialect.flavour.offsetRowsPerBucketRow)
       const { total, rows } = await this.#page(
-        offset < deepPageOffset
-          ? this.#hot.page(page.perPage, offset)
-          : this.#hot.deepPage(offset, page.perPage, offset),
+        fromBuckets ? this.#hot.deepPage(offset, page.perPage, offset) : this.#hot.page(page.perPage, offset),
         this.#hot.total(),
       )
       return { total, events: rows.map(toEvent) }

@@ -14,6 +14,9 @@ import { storeTargets } from '../support/stores.ts'
 const admin = basic('admin', 'admin-password-1')
 const bucketMs = 2 ** bucketBits
 const writeMs = 3_000
+const deepStart = Date.UTC(2028, 0, 1)
+/** Dates fall within this much either side of deepStart: about 13 buckets each way. */
+const spreadMs = 40 * 24 * 3_600_000
 
 interface Listed {
   id: number
@@ -22,7 +25,9 @@ interface Listed {
 
 /**
  * Dates chosen to sit on and beside bucket edges, before 1970, crowded on one instant and spread
- * out, with the edges and the crowd past the deep-page offset, where the buckets are used.
+ * out, with the edges and the crowd past the deep-page offset. Dense: about 40 buckets hold them,
+ * so that every page from position 2,000 on is found from the buckets on both stores (a store
+ * pages by OFFSET while the buckets are many next to the offset: prefersBuckets).
  */
 function seededDates(): number[] {
   let state = 42
@@ -32,13 +37,11 @@ function seededDates(): number[] {
   }
   const edges = (from: number, count: number) =>
     Array.from({ length: count }, (_, k) => [-1, 0, 1].map((d) => (from + k) * bucketMs + d)).flat()
-  const year = 365 * 24 * 3_600_000
   const dates = edges(-3, 6)
-  const deepStart = Date.UTC(2028, 0, 1)
-  while (dates.length < deepPageOffset - 100) dates.push(deepStart - Math.floor(random() * 2 * year))
-  dates.push(...edges(Math.ceil(deepStart / bucketMs), 60))
-  for (let i = 0; i < 300; i++) dates.push(deepStart + 30 * bucketMs + 5)
-  while (dates.length < deepPageOffset + 900) dates.push(deepStart + Math.floor(random() * year))
+  while (dates.length < deepPageOffset - 100) dates.push(deepStart - Math.floor(random() * spreadMs))
+  dates.push(...edges(Math.ceil(deepStart / bucketMs), 10))
+  for (let i = 0; i < 300; i++) dates.push(deepStart + 5 * bucketMs + 5)
+  while (dates.length < deepPageOffset + 900) dates.push(deepStart + Math.floor(random() * spreadMs))
   return dates
 }
 
@@ -112,11 +115,9 @@ for (const target of storeTargets) {
       const failures: string[] = []
       let writes = 0
       let reads = 0
-      // From 1950 to 2100, so that writes cross 1970 and move events between far buckets.
+      // Within the seeded spread, so that moves cross buckets and the buckets stay few.
       const someDate = (n: number) =>
-        new Date(
-          Date.UTC(1950, 0, 1) + ((n * 7_919 * 3_600_000) % (150 * 365 * 24 * 3_600_000)),
-        ).toISOString()
+        new Date(deepStart - spreadMs + ((n * 7_919 * 60_000) % (2 * spreadMs))).toISOString()
 
       const writer = async (w: number) => {
         for (let i = 0; Date.now() < stopAt; i++) {

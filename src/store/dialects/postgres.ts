@@ -76,6 +76,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
+      offsetRowsPerBucketRow: 2,
       eventBucketTriggers: postgresBucketTriggers,
       rowLocks: true,
       // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).

@@ -79,6 +79,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       // AUTOINCREMENT: ids of deleted rows are never handed out again.
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
+      offsetRowsPerBucketRow: 30,
       eventBucketTriggers: sqliteBucketTriggers,
       rowLocks: false,
       contains: trigramContains,
