@@ -16,6 +16,7 @@ import { resolvePage } from '../../domain/paging.ts'
 import type { Event as DomainEvent, EventChanges, Page } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { notModified, requirePreconditions, writePrecondition } from '../conditional.ts'
+import type { ChangeFeed } from '../event-feed.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { parseId } from '../ids.ts'
 import { pageLinkHeader, paths } from '../links.ts'
@@ -33,7 +34,12 @@ function toMillis(text: string): number {
   return parsed.value
 }
 
-export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
+export function eventRoutes(
+  app: FastifyInstance,
+  store: EventStore,
+  maxPerPage: number,
+  feed: ChangeFeed,
+): void {
   const list: Operation = {
     produces: [mediaTypes.events, mediaTypes.json],
     consumes: [mediaTypes.json, mediaTypes.events],
@@ -63,7 +69,15 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
   }
 
   registerResource(app, paths.events, {
-    GET: list,
+    GET: {
+      ...list,
+      // The change feed (CONTRACT.md §7) is a representation of GET /events alone, not of QUERY.
+      produces: [...(list.produces ?? []), mediaTypes.eventStream],
+      handler: (request, reply) =>
+        request.representation === mediaTypes.eventStream
+          ? feed.serve(request, reply)
+          : list.handler(request, reply),
+    },
     // The HTTP QUERY method: the same safe read, for intermediaries that drop a GET's body.
     QUERY: list,
     POST: {

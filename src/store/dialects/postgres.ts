@@ -4,9 +4,11 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
+import { changeChannel } from '../change-log.ts'
 import { postgresBucketTriggers } from '../event-buckets.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
+import { listenForChanges } from './postgres-listen.ts'
 
 export interface PostgresOptions {
   /** Most connections this process opens (default 10). */
@@ -83,6 +85,20 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     exclusive: async (trx, topic) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${`ers:${topic}`}, 0))`.execute(trx)
     },
+    // Delivered to listeners at commit, and only if the transaction commits.
+    notify: async (trx) => {
+      await sql`select pg_notify(${changeChannel}, '')`.execute(trx)
+    },
+    watch: (wake) =>
+      listenForChanges(
+        {
+          url,
+          channel: changeChannel,
+          connectionTimeoutMs: settings.connectionTimeoutMs,
+          onProblem: ignore,
+        },
+        wake,
+      ),
     translate,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
