@@ -83,7 +83,10 @@ export class FeedStream implements Subscriber {
     this.body.write(text)
     // The client can take up the feed again with Last-Event-ID; memory spent on it cannot be.
     const buffered = this.body.writableLength + this.body.readableLength + this.options.socketBuffered()
-    if (buffered > this.options.maxBufferedBytes) this.body.destroy()
+    if (buffered > this.options.maxBufferedBytes) {
+      this.body.destroy()
+      this.#finish()
+    }
   }
 
   /** Ends the response cleanly; the client may resume from the last id it received. */
