@@ -20,6 +20,7 @@ export const linkTypes = {
 } as const
 
 export const relations = {
+  events: '/rel/events',
   event: '/rel/event',
   location: '/rel/location',
 } as const

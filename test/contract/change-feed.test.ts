@@ -266,6 +266,16 @@ for (const target of storeTargets) {
       assert.equal(json.header('content-type'), types.events)
     })
 
+    it('is documented at /rel/events, and OPTIONS /events answers as before', async () => {
+      const doc = await c.http('GET', '/rel/events')
+      assert.equal(doc.status, 200)
+      assert.match(doc.json().description, /text\/event-stream/)
+      assert.match(doc.json().description, /Last-Event-ID/)
+      const options = await c.http('OPTIONS', '/events', { headers: { accept: eventStream } })
+      assert.equal(options.status, 204)
+      assert.match(options.header('allow') ?? '', /\bGET\b/)
+    })
+
     it('sends heartbeat comments at FEED_HEARTBEAT_MS', async () => {
       await withFeed(feed(), async (f) => {
         await f.until(() => f.comments.filter((x) => x === 'keep-alive').length >= 2, 'two heartbeats')
@@ -290,6 +300,21 @@ for (const target of storeTargets) {
       const after = await metric()
       assert.equal(after.open, 0)
       assert.equal(after.timed, before.timed, 'a feed is not a request with a latency')
+    })
+  })
+
+  describe(`[${target.name}] a change feed under short connection deadlines`, () => {
+    const short = contractService(target, {
+      settings: { headersTimeoutMs: '200', requestTimeoutMs: '200', feedHeartbeatMs: '50' },
+    })
+    it('is not cut by the header and request deadlines, however long it stays open', async () => {
+      await withFeed(openFeed(short.service.baseUrl), async (f) => {
+        // 25 heartbeats at 50 ms: well past both deadlines and several of their checks.
+        await f.until(() => f.comments.filter((x) => x === 'keep-alive').length >= 25, '25 heartbeats')
+        const event = await short.createEvent()
+        const [created] = await f.take(1)
+        assert.equal(JSON.parse(created?.data ?? '').id, event.id)
+      })
     })
   })
 

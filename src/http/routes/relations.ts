@@ -20,6 +20,17 @@ const documentation = [
       'The target is the location where the event takes place. GET reads it; locations are read-only.',
     type: linkTypes.location,
   },
+  {
+    rel: relations.events,
+    title: 'Events',
+    description:
+      'The target is a collection of events, by date. GET (or QUERY, with the parameters as a JSON ' +
+      'body) reads a page of it; POST adds an event. GET with Accept: text/event-stream is its change ' +
+      'feed: Server-Sent Events "created", "updated" and "deleted" carrying the event as GET would ' +
+      'answer right after the change, and "reset" when the collection must be read again; ' +
+      'Last-Event-ID resumes after a change.',
+    type: linkTypes.events,
+  },
 ]
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
