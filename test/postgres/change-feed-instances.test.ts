@@ -9,7 +9,7 @@ import pg from 'pg'
 import { send, startService, type TestService } from '../support/service.ts'
 import { type Feed, openFeed, type SseEvent } from '../support/sse.ts'
 import { postgres, postgresSkipReason, type StoreTarget } from '../support/stores.ts'
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { proxyDatabase, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const eventType = 'application/vnd.service.event+json'
 const numbers = (events: readonly SseEvent[]) => events.map((e) => Number(e.id))
@@ -32,13 +32,12 @@ describe('[postgres] the change feed across instances', { skip: postgresSkipReas
   before(async () => {
     if (!postgres) return
     database = await postgres.create()
-    const direct = new URL(database.databaseUrl)
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-    const viaProxy = new URL(database.databaseUrl)
-    viaProxy.port = String(proxy.port)
+    const proxied = await proxyDatabase(database.databaseUrl)
+    proxy = proxied.proxy
+    const { viaProxy } = proxied
     const settings = { dbConnectTimeoutMs: '500', dbStatementTimeoutMs: '8000' }
     // One after the other: the first migrates, the others find nothing to do.
-    for (const url of [database.databaseUrl, database.databaseUrl, viaProxy.toString()]) {
+    for (const url of [database.databaseUrl, database.databaseUrl, viaProxy]) {
       instances.push(await startService(existing(url), settings))
     }
     sql = new pg.Client({ connectionString: database.databaseUrl })
