@@ -193,8 +193,8 @@ for (const target of storeTargets) {
       })
       await c.createEvent()
       await c.createEvent()
-      // Keep only the newest change: the one after `last` is gone.
-      assert.ok((await c.service.store.trimChangeLog(Date.now() + 1_000, 1)) >= 2)
+      // By age: everything is older than a second from now, and only the newest change stays.
+      assert.ok((await c.service.store.trimChangeLog(Date.now() + 1_000, 1_000_000)) >= 2)
       await withFeed(feed({ 'last-event-id': last }), async (f) => {
         const [reset] = await f.take(1)
         assert.equal(reset?.event, 'reset')
@@ -206,6 +206,15 @@ for (const target of storeTargets) {
         assert.equal(JSON.parse(events[1]?.data ?? '').id, live.id)
         assertConsecutive(events)
       })
+    })
+
+    it('trims the log by count too, always keeping the newest change', async () => {
+      for (let i = 0; i < 3; i++) await c.createEvent()
+      const { newest } = await c.service.store.changeLogBounds()
+      await c.service.store.trimChangeLog(0, 2)
+      assert.deepEqual(await c.service.store.changeLogBounds(), { oldest: newest - 1, newest })
+      await c.service.store.trimChangeLog(0, 0)
+      assert.deepEqual(await c.service.store.changeLogBounds(), { oldest: newest, newest })
     })
 
     it('sends reset, once, for an import instead of a message per event', async () => {
