@@ -275,7 +275,7 @@ for (const target of storeTargets) {
       assert.equal(json.header('content-type'), types.events)
     })
 
-    it('is documented at /rel/events, and OPTIONS /events answers as before', async () => {
+    it('is documented at /rel/events, which OPTIONS /events links to', async () => {
       const doc = await c.http('GET', '/rel/events')
       assert.equal(doc.status, 200)
       assert.match(doc.json().description, /text\/event-stream/)
@@ -283,6 +283,7 @@ for (const target of storeTargets) {
       const options = await c.http('OPTIONS', '/events', { headers: { accept: eventStream } })
       assert.equal(options.status, 204)
       assert.match(options.header('allow') ?? '', /\bGET\b/)
+      assert.equal(options.header('link'), '</rel/events>; rel="describedby"')
     })
 
     it('sends heartbeat comments at FEED_HEARTBEAT_MS', async () => {

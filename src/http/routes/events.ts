@@ -1,6 +1,6 @@
 // /events and /events/<id>: thin handlers — validated input in, one store call, a representation out.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { mediaTypes } from '../../contract/media-types.ts'
+import { mediaTypes, relations } from '../../contract/media-types.ts'
 import {
   Event,
   EventCollection,
@@ -73,6 +73,7 @@ export function eventRoutes(
       ...list,
       // The change feed (CONTRACT.md §7) is a representation of GET /events alone, not of QUERY.
       produces: [...(list.produces ?? []), mediaTypes.eventStream],
+      describedBy: relations.events,
       handler: (request, reply) =>
         request.representation === mediaTypes.eventStream
           ? feed.serve(request, reply)
