@@ -2,6 +2,7 @@
 // number order, with the event as GET answers it right after; Last-Event-ID resumes without a gap
 // or a duplicate; what the log no longer holds gives `reset`.
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { describe, it } from 'node:test'
 import { assertProblem, contractService, jsonHeaders, types } from '../support/contract.ts'
 import { type Response, send } from '../support/service.ts'
@@ -325,6 +326,43 @@ for (const target of storeTargets) {
         const [created] = await f.take(1)
         assert.equal(JSON.parse(created?.data ?? '').id, event.id)
       })
+    })
+  })
+
+  // About HTTP buffering, not the store: run once, on the store that writes fastest.
+  describe(`[${target.name}] a change feed whose client stops reading`, {
+    skip: target.name !== 'sqlite',
+  }, () => {
+    const slow = contractService(target, { settings: { feedMaxBufferedBytes: String(16 * 1024) } })
+    it('is dropped once its unread bytes pass FEED_MAX_BUFFERED_BYTES, and the server holds no more', async () => {
+      const open = async () =>
+        Number(
+          /^feed_connections (\d+)/m.exec((await send(slow.service.baseUrl, 'GET', '/metrics')).text)?.[1],
+        )
+      const client = connect(slow.service.port, '127.0.0.1')
+      client.on('error', () => {})
+      try {
+        client.write('GET /events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n')
+        // Never read: what the server writes piles up in the kernel's buffers, then in the server's.
+        client.pause()
+        const deadline = Date.now() + 5_000
+        while ((await open()) !== 1) assert.ok(Date.now() < deadline, 'the feed never opened')
+        const title = 'x'.repeat(200)
+        let created = 0
+        while (created < 20_000) {
+          await slow.service.store.createEvent({ title, date: created, locationId: slow.locationId })
+          created++
+          if (created % 100 === 0 && (await open()) === 0) break
+        }
+        const dropped = Date.now() + 5_000
+        while ((await open()) !== 0) assert.ok(Date.now() < dropped, `still open after ${created} changes`)
+        // The connection itself is gone: reading what was buffered ends in its close.
+        const closed = new Promise((resolve) => client.once('close', resolve))
+        client.resume()
+        await closed
+      } finally {
+        client.destroy()
+      }
     })
   })
 
