@@ -2,9 +2,13 @@
 // playwright-core (which never downloads a browser of its own). Outside CI the test skips, with a
 // line saying why, when Chromium or playwright-core is missing; in CI (CI=true) it must run.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { startService, type TestService } from '../support/service.ts'
+import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { basic, send, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const executablePath = '/usr/bin/chromium'
@@ -119,5 +123,93 @@ describe('a browser’s EventSource on the change feed', { skip: typeof chromium
     const ids = received.map((r) => Number(r.lastEventId))
     assert.deepEqual(ids, [ids[0], (ids[0] as number) + 1, (ids[0] as number) + 2])
     assert.equal(await page.evaluate(() => window.feed.readyState, undefined), 1)
+  })
+})
+
+/** A port free at this moment, so that a restarted server can listen where the page connects. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return typeof address === 'object' && address ? address.port : 0
+}
+
+describe('a browser’s EventSource across a server restart', { skip: typeof chromium === 'string' }, () => {
+  let dir: string
+  let env: Record<string, string>
+  let server: ServerProcess | undefined
+  let browser: Browser
+  const admin = basic('admin', 'admin-password-1')
+
+  before(async () => {
+    if (typeof chromium === 'string') return
+    dir = mkdtempSync(join(tmpdir(), 'ers-browser-'))
+    env = {
+      DATABASE_URL: `sqlite:${join(dir, 'events.db')}`,
+      ADMIN_PASSWORD: 'admin-password-1',
+      PORT: String(await freePort()),
+    }
+    server = await startServerProcess(env)
+    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox'] })
+  })
+
+  after(async () => {
+    await browser?.close()
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('reconnects by itself after SIGTERM and, with Last-Event-ID, gets exactly the change it missed', async () => {
+    const running = () => server as ServerProcess
+    const page = await browser.newPage()
+    await page.goto(`${running().baseUrl}/rel/event`)
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          window.received = []
+          window.feed = new EventSource('/events')
+          for (const type of ['created', 'deleted']) {
+            window.feed.addEventListener(type, (event) => {
+              const message = event as MessageEvent<string>
+              window.received.push({ type, lastEventId: message.lastEventId, data: JSON.parse(message.data) })
+            })
+          }
+          window.feed.onopen = () => resolve()
+        }),
+      undefined,
+    )
+    const write = (method: string, path: string, body?: unknown) =>
+      send(running().baseUrl, method, path, {
+        headers: { authorization: admin, 'content-type': 'application/json' },
+        ...(body !== undefined && { body }),
+      })
+    const created = await write('POST', '/events', {
+      title: 'Before the restart',
+      date: '2027-06-01T18:00:00Z',
+      location_id: 1,
+    })
+    assert.equal(created.status, 201, created.text)
+    await page.waitForFunction((n) => window.received.length >= n, 1, { timeout: 5_000 })
+
+    // The feed ends cleanly on SIGTERM; the change below is made while no server runs a feed.
+    running().child.kill('SIGTERM')
+    assert.equal((await running().exited).code, 0)
+    server = await startServerProcess(env)
+    const deleted = await write('DELETE', `/events/${created.json().id}`)
+    assert.equal(deleted.status, 204)
+
+    await page.waitForFunction((n) => window.received.length >= n, 2, { timeout: 10_000 })
+    const received = await page.evaluate(() => window.received, undefined)
+    assert.deepEqual(
+      received.map((r) => [r.type, r.data.id]),
+      [
+        ['created', created.json().id],
+        ['deleted', created.json().id],
+      ],
+    )
+    assert.equal(Number(received[1]?.lastEventId), Number(received[0]?.lastEventId) + 1)
+    running().child.kill('SIGTERM')
+    await running().exited
   })
 })
