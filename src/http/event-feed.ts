@@ -98,8 +98,13 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
           ? new DomainError('rate_limited', 'too many change feeds are open from this address')
           : new DomainError('overloaded', 'this instance serves as many change feeds as it can')
       }
-      // A feed ends only when the server stops or drops it: the connection is not reused.
-      reply.header('cache-control', 'no-store').header('connection', 'close').type(mediaTypes.eventStream)
+      // A feed ends only when the server stops or drops it: the connection is not reused. nginx
+      // would otherwise buffer the stream (X-Accel-Buffering is its own field for that).
+      reply
+        .header('cache-control', 'no-store')
+        .header('connection', 'close')
+        .header('x-accel-buffering', 'no')
+        .type(mediaTypes.eventStream)
       // An empty stream: HEAD answers the headers of a feed, with no Content-Length (a feed has none).
       if (request.method === 'HEAD') return reply.send(Readable.from([]))
 

@@ -3,10 +3,10 @@
 // line saying why, when Chromium or playwright-core is missing; in CI (CI=true) it must run.
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { freePort } from '../support/nginx.ts'
 import { type ServerProcess, startServerProcess } from '../support/process.ts'
 import { basic, send, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
@@ -125,15 +125,6 @@ describe('a browser’s EventSource on the change feed', { skip: typeof chromium
     assert.equal(await page.evaluate(() => window.feed.readyState, undefined), 1)
   })
 })
-
-/** A port free at this moment, so that a restarted server can listen where the page connects. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address ? address.port : 0
-}
 
 describe('a browser’s EventSource across a server restart', { skip: typeof chromium === 'string' }, () => {
   let dir: string
