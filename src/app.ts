@@ -16,6 +16,7 @@ import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
 import { guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
+import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
@@ -207,11 +208,17 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
   )
 
   entryPointRoutes(app)
-  eventRoutes(app, store, config.maxPerPage)
+  const feed = changeFeed(app, store, {
+    heartbeatMs: config.feedHeartbeatMs,
+    maxConnections: config.feedMaxConnections,
+    maxConnectionsPerAddress: config.feedMaxConnectionsPerAddress,
+    maxBufferedBytes: config.feedMaxBufferedBytes,
+  })
+  eventRoutes(app, store, config.maxPerPage, feed)
   locationRoutes(app, store, config.maxPerPage)
   relationRoutes(app)
   healthRoutes(app, store, counters)
-  registerMetrics(app, store)
+  registerMetrics(app, store, { feedConnections: feed.open })
   return app
 }
 

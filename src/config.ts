@@ -73,6 +73,18 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** Open connections allowed per client address at once (0: no limit). */
   readonly maxConnectionsPerAddress: number
+  /** Changes older than this many seconds are dropped from the change log (a resume before them gets `reset`). */
+  readonly changeLogMaxAgeSeconds: number
+  /** The change log keeps at most this many of the newest changes. */
+  readonly changeLogMaxEntries: number
+  /** Interval of the keep-alive comments on every change feed, in ms. */
+  readonly feedHeartbeatMs: number
+  /** Change feeds one instance serves at once (503 beyond; 0: no limit). */
+  readonly feedMaxConnections: number
+  /** Change feeds open at once per client address (429 beyond; 0: no limit). */
+  readonly feedMaxConnectionsPerAddress: number
+  /** Bytes a feed's client may leave untaken before the feed is dropped (it can resume). */
+  readonly feedMaxBufferedBytes: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -109,6 +121,12 @@ export const defaults: Config = Object.freeze({
   rateLimitWrites: 600,
   redisUrl: undefined,
   maxConnectionsPerAddress: 64,
+  changeLogMaxAgeSeconds: 7 * 24 * 3600,
+  changeLogMaxEntries: 100_000,
+  feedHeartbeatMs: 15_000,
+  feedMaxConnections: 1_000,
+  feedMaxConnectionsPerAddress: 16,
+  feedMaxBufferedBytes: 1024 * 1024,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -144,6 +162,12 @@ export const environmentNames: Record<keyof Config, string> = {
   rateLimitWrites: 'RATE_LIMIT_WRITES',
   redisUrl: 'REDIS_URL',
   maxConnectionsPerAddress: 'MAX_CONNECTIONS_PER_ADDRESS',
+  changeLogMaxAgeSeconds: 'CHANGE_LOG_MAX_AGE_SECONDS',
+  changeLogMaxEntries: 'CHANGE_LOG_MAX_ENTRIES',
+  feedHeartbeatMs: 'FEED_HEARTBEAT_MS',
+  feedMaxConnections: 'FEED_MAX_CONNECTIONS',
+  feedMaxConnectionsPerAddress: 'FEED_MAX_CONNECTIONS_PER_ADDRESS',
+  feedMaxBufferedBytes: 'FEED_MAX_BUFFERED_BYTES',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -237,6 +261,13 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     rateLimitWrites: integer('rateLimitWrites', 0, 10_000_000),
     redisUrl: raw.redisUrl ?? base.redisUrl,
     maxConnectionsPerAddress: integer('maxConnectionsPerAddress', 0, 1_000_000),
+    changeLogMaxAgeSeconds: integer('changeLogMaxAgeSeconds', 60, 366 * 24 * 3600),
+    changeLogMaxEntries: integer('changeLogMaxEntries', 1, 100_000_000),
+    feedHeartbeatMs: integer('feedHeartbeatMs', 10, 3_600_000),
+    feedMaxConnections: integer('feedMaxConnections', 0, 1_000_000),
+    feedMaxConnectionsPerAddress: integer('feedMaxConnectionsPerAddress', 0, 1_000_000),
+    // Below one message's size a feed could never send anything.
+    feedMaxBufferedBytes: integer('feedMaxBufferedBytes', 16 * 1024, 1024 * 1024 * 1024),
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\/.+/.test(config.redisUrl)) {
     problems.push(`REDIS_URL=${redactUrl(config.redisUrl)}: expected redis://host:port or rediss://…`)

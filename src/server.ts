@@ -18,7 +18,7 @@ import { untilDatabaseAnswers } from './wait-for-database.ts'
 export const exitDrainCutShort = 1
 /** A repeat of a signal within this long is the same signal delivered twice. */
 const duplicateSignalWindowMs = 500
-/** How often idempotency keys past their lifetime are deleted. */
+/** How often idempotency keys and nonces past their lifetime, and old changes, are deleted. */
 const sweepEveryMs = 10 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
@@ -60,7 +60,7 @@ export async function serve(config: Config): Promise<void> {
     await store.close().catch(() => {})
     return failedToStart(error, config)
   }
-  sweeper = sweepIdempotencyKeys(running)
+  sweeper = sweepIdempotencyKeys(running, config)
 }
 
 /** One plain line a person can act on, not a JSON line holding a stack trace. */
@@ -91,7 +91,7 @@ async function announce(report: Awaited<ReturnType<typeof prepareDatabase>>, app
   }
 }
 
-function sweepIdempotencyKeys({ app, store }: Running): NodeJS.Timeout {
+function sweepIdempotencyKeys({ app, store }: Running, config: Config): NodeJS.Timeout {
   const sweep = async () => {
     try {
       const forgotten = await store.forgetIdempotencyKeys(Date.now() - idempotencyLifetimeMs)
@@ -99,6 +99,12 @@ function sweepIdempotencyKeys({ app, store }: Running): NodeJS.Timeout {
       // Off the request path: pairs past their lifetime are refused by `created` alone.
       const nonces = await store.forgetNonces(Date.now())
       if (nonces > 0) app.log.debug({ nonces }, 'expired signature nonces deleted')
+      // The change log by age and count: a feed resuming from before what is left gets `reset`.
+      const changes = await store.trimChangeLog(
+        Date.now() - config.changeLogMaxAgeSeconds * 1000,
+        config.changeLogMaxEntries,
+      )
+      if (changes > 0) app.log.debug({ changes }, 'old changes dropped from the change log')
     } catch (error) {
       app.log.warn({ err: error }, 'could not delete expired idempotency keys; will try again')
     }

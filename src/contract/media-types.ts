@@ -10,6 +10,8 @@ export const mediaTypes = {
   problem: 'application/problem+json',
   json: 'application/json',
   mergePatch: 'application/merge-patch+json',
+  /** The change feed of GET /events (CONTRACT.md §7). */
+  eventStream: 'text/event-stream',
 } as const
 
 /** Link `type` values name the media type without its `+json` suffix (seed §2, Link). */

@@ -39,6 +39,11 @@ export function eventLinks(event: Pick<Event, 'id' | 'locationId'>): Link[] {
   ]
 }
 
+/** Where a client reads the whole collection again (RFC 6573 `collection`): a feed's reset. */
+export function collectionLinks(): Link[] {
+  return [{ uri: paths.events, rel: 'collection', type: linkTypes.events }]
+}
+
 export function locationLinks(location: Pick<Location, 'id'>): Link[] {
   return [
     { uri: paths.location(location.id), rel: `${relations.location} self edit`, type: linkTypes.location },

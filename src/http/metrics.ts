@@ -2,10 +2,16 @@
 // the process. One registry per app, so tests can build many apps side by side.
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { mediaTypes } from '../contract/media-types.ts'
 import type { EventStore } from '../store/event-store.ts'
 import { registerResource } from './resource.ts'
 
-export function registerMetrics(app: FastifyInstance, store: EventStore): void {
+export interface MetricSources {
+  /** Change feeds open now. */
+  readonly feedConnections: () => number
+}
+
+export function registerMetrics(app: FastifyInstance, store: EventStore, sources: MetricSources): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const labelNames = ['method', 'route', 'status'] as const
@@ -56,7 +62,22 @@ export function registerMetrics(app: FastifyInstance, store: EventStore): void {
     })
   }
 
+  new Gauge({
+    name: 'feed_connections',
+    help: 'Change feeds (GET /events as text/event-stream) open now',
+    registers: [registry],
+    collect() {
+      this.set(sources.feedConnections())
+    },
+  })
+
   app.addHook('onResponse', (request, reply, done) => {
+    // A feed lasts as long as its client stays: counted by feed_connections, and left out of the
+    // requests and their latency, where one would swamp every bucket.
+    if (reply.getHeader('content-type') === mediaTypes.eventStream && reply.statusCode === 200) {
+      done()
+      return
+    }
     // The route pattern, never the raw URL, so label values stay few.
     const method = request.method
     const route = request.routeOptions.url ?? 'unmatched'

@@ -6,9 +6,10 @@ import type {
   LocationCollectionRepresentation,
   LocationRepresentation,
 } from '../contract/schemas.ts'
+import type { Change } from '../domain/change.ts'
 import { formatDateTime } from '../domain/dates.ts'
 import type { Event, Location } from '../domain/types.ts'
-import { entryPointLinks, eventLinks, locationLinks } from './links.ts'
+import { collectionLinks, entryPointLinks, eventLinks, locationLinks } from './links.ts'
 
 export const representEvent = (event: Event): EventRepresentation => ({
   links: eventLinks(event),
@@ -41,3 +42,15 @@ export const representLocationCollection = (
 })
 
 export const representEntryPoint = (): EntryPointRepresentation => ({ links: entryPointLinks() })
+
+/**
+ * What a change feed message carries: the event as GET would answer right after the change; for a
+ * deleted event, its id and links; for a reset, where to read the collection again.
+ */
+export function representChange(change: Change): object {
+  if (change.kind === 'reset') {
+    return { links: collectionLinks() }
+  }
+  if (change.kind === 'deleted') return { links: eventLinks(change.event), id: change.event.id }
+  return representEvent(change.event)
+}

@@ -17,6 +17,11 @@ export interface Operation {
   /** Status of a schema validation failure: 422 for fields, 400 for parameters. */
   readonly validationStatus?: 400 | 422
   readonly schema?: FastifySchema
+  /**
+   * A link relation whose documentation tells what the operation offers beyond this table (GET
+   * /events: its change feed); OPTIONS links to it as `describedby`.
+   */
+  readonly describedBy?: string
   handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
 }
 
@@ -68,6 +73,10 @@ export function acceptFieldOf(method: Method): string | undefined {
 
 export function registerResource(app: FastifyInstance, url: string, resource: Resource): void {
   const allow = allowedMethods(resource).join(', ')
+  const described = Object.values(resource).flatMap((operation) =>
+    operation.describedBy ? [`<${operation.describedBy}>; rel="describedby"`] : [],
+  )
+  const link = described.length > 0 ? { link: described.join(', ') } : {}
   for (const [method, operation] of Object.entries(resource) as [Method, Operation][]) {
     app.route({
       method,
@@ -85,7 +94,7 @@ export function registerResource(app: FastifyInstance, url: string, resource: Re
     handler: async (_request, reply) =>
       reply
         .code(204)
-        .headers({ allow, ...acceptHeaders(resource) })
+        .headers({ allow, ...acceptHeaders(resource), ...link })
         .send(),
   })
   const others = app.supportedMethods.filter((m) => !allow.split(', ').includes(m))

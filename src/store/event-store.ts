@@ -1,5 +1,6 @@
 // The one interface the HTTP layer and the CLI use to reach the data. Implementations differ only
 // in their dialect (store/dialects/); everything SQL stays in this folder.
+import type { Change, ChangeLogBounds } from '../domain/change.ts'
 import type {
   Event,
   EventChanges,
@@ -95,6 +96,21 @@ export interface EventStore {
 
   /** One page of locations in id order and the total, read as one consistent snapshot. */
   listLocations(page: Page): Promise<{ total: number; locations: Location[] }>
+
+  // The change log (store/change-log.ts): every committed event write, numbered in commit order.
+  // Creates, updates and deletes are logged in their own transaction; an import logs one `reset`.
+
+  /** The changes numbered above `after`, in order, at most `limit`. */
+  changesAfter(after: number, limit: number): Promise<Change[]>
+  changeLogBounds(): Promise<ChangeLogBounds>
+  /** Forgets changes older than `before` (epoch ms) and all but the newest `keep`; returns how many. */
+  trimChangeLog(before: number, keep: number): Promise<number>
+  /**
+   * Calls `wake` whenever changes may have been committed, by this process at once, by others
+   * soon (PostgreSQL: notifications; SQLite: a poll); returns how to stop.
+   */
+  watchChanges(wake: () => void): () => Promise<void>
+
   getLocation(id: number): Promise<Location | undefined>
   createLocation(location: NewLocation): Promise<Location>
   /** A location with exactly this name and address (the oldest, when there are several). */

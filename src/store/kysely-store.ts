@@ -8,9 +8,19 @@ import {
   sql,
   type Transaction,
 } from 'kysely'
+import type { ChangeKind } from '../domain/change.ts'
 import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
-import type { EventChanges, EventFilter, LocationChanges, Page, Precondition, Role } from '../domain/types.ts'
+import type {
+  Event,
+  EventChanges,
+  EventFilter,
+  LocationChanges,
+  Page,
+  Precondition,
+  Role,
+} from '../domain/types.ts'
+import { appendChange, changeLogBounds, changeLogTopic, changesAfter, trimChanges } from './change-log.ts'
 import { BucketRowsEstimate, deepPageOffset, prefersBuckets } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
@@ -62,6 +72,16 @@ export interface DialectConnection {
    * processes from migrating at once; on failure returns the error with nothing applied.
    */
   migrate(provider: MigrationProvider): Promise<MigrationResultSet>
+  /**
+   * Inside `write`, tells every process watching (`watch`) that a change is being committed; it
+   * hears only once the transaction commits. Absent where `watch` polls instead.
+   */
+  notify?(trx: Executor): Promise<void>
+  /**
+   * Calls `wake` whenever another process (another instance, the CLI) may have committed a change,
+   * and now and then regardless; returns how to stop.
+   */
+  watch?(wake: () => void): () => Promise<void>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
   /** Connection pool figures, where the dialect has a pool. */
@@ -75,6 +95,9 @@ export class KyselyStore implements EventStore {
   readonly #db: Kysely<Database>
   readonly #hot: HotQueries
   readonly #bucketRows: BucketRowsEstimate
+  /** Told after every committed event write of this process (the change feed's reader). */
+  readonly #watchers = new Set<() => void>()
+  #stopWatching: (() => Promise<void>) | undefined
   constructor(private readonly dialect: DialectConnection) {
     this.#db = dialect.db
     this.#hot = hotQueries(dialect.db)
@@ -133,20 +156,23 @@ export class KyselyStore implements EventStore {
   }
 
   async createEvent(event: NewEvent) {
-    return this.#write((trx) => insertEvent(trx, event))
+    return this.#writeEvents(async (trx) => this.#logChange(trx, 'created', await insertEvent(trx, event)))
   }
 
   async createEventOnce(event: NewEvent, key: IdempotencyKey) {
-    return this.#write(async (trx) => {
+    return this.#writeEvents(async (trx) => {
       // Same-key requests queue here (on SQLite every writer already does), so the second one
       // sees the first one's committed row.
       await this.dialect.exclusive?.(trx, `idempotency:${key.principal}:${key.key}`)
-      return insertEventOnce(trx, event, key)
+      const result = await insertEventOnce(trx, event, key)
+      // A replay changes nothing.
+      if (!result.replayed) await this.#logChange(trx, 'created', result.event)
+      return result
     })
   }
 
   async updateEvent(id: number, changes: EventChanges, precondition?: Precondition) {
-    return this.#write(async (trx) => {
+    return this.#writeEvents(async (trx) => {
       requireStorable('/title', changes.title)
       if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
       const values = {
@@ -154,15 +180,45 @@ export class KyselyStore implements EventStore {
         ...(changes.date !== undefined && { starts_at: changes.date }),
         ...(changes.locationId !== undefined && { location_id: changes.locationId }),
       }
-      return toEvent(await updateVersioned(trx, 'events', id, values, precondition))
+      const event = toEvent(await updateVersioned(trx, 'events', id, values, precondition))
+      // An empty merge patch changes nothing (the version stays): nothing to log.
+      if (Object.keys(changes).length === 0) return event
+      return this.#logChange(trx, 'updated', event)
     })
   }
 
   async deleteEvent(id: number, precondition?: Precondition) {
-    await this.#write(async (trx) => {
-      await deleteVersioned(trx, 'events', id, precondition)
+    await this.#writeEvents(async (trx) => {
+      const row = await deleteVersioned(trx, 'events', id, precondition)
       await countEvents(trx, -1)
+      await this.#logChange(trx, 'deleted', toEvent(row))
     })
+  }
+
+  // The change log (change-log.ts), read by the change feed (feed/).
+
+  async changesAfter(after: number, limit: number) {
+    return this.#guard(() => changesAfter(this.#db, after, limit))
+  }
+
+  async changeLogBounds() {
+    return this.#guard(() => changeLogBounds(this.#db))
+  }
+
+  async trimChangeLog(before: number, keep: number) {
+    return this.#write((trx) => trimChanges(trx, before, keep))
+  }
+
+  watchChanges(wake: () => void): () => Promise<void> {
+    this.#watchers.add(wake)
+    this.#stopWatching ??= this.dialect.watch?.(() => this.#wakeWatchers())
+    return async () => {
+      this.#watchers.delete(wake)
+      if (this.#watchers.size > 0) return
+      const stop = this.#stopWatching
+      this.#stopWatching = undefined
+      await stop?.()
+    }
   }
 
   async forgetIdempotencyKeys(createdBefore: number) {
@@ -286,9 +342,11 @@ export class KyselyStore implements EventStore {
   }
 
   async importLocations(locations: Iterable<ImportLocation>, onProgress?: (events: number) => void) {
-    return this.#write(async (trx) => {
+    return this.#writeEvents(async (trx) => {
       await this.#oneImportAtATime(trx)
-      return insertLocations(trx, this.dialect.flavour, locations, onProgress)
+      const counts = await insertLocations(trx, this.dialect.flavour, locations, onProgress)
+      await this.#logReset(trx, counts.events)
+      return counts
     })
   }
 
@@ -301,7 +359,8 @@ export class KyselyStore implements EventStore {
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
       await this.#oneImportAtATime(trx)
-      await insertLocations(trx, this.dialect.flavour, fill())
+      const counts = await insertLocations(trx, this.dialect.flavour, fill())
+      await this.#logReset(trx, counts.events)
       return true
     })
   }
@@ -315,6 +374,8 @@ export class KyselyStore implements EventStore {
   }
 
   async close() {
+    this.#watchers.clear()
+    await this.#stopWatching?.()
     await this.dialect.close()
   }
 
@@ -328,6 +389,37 @@ export class KyselyStore implements EventStore {
 
   #write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
     return this.#guard(() => this.dialect.write(work))
+  }
+
+  /** A write that may log changes: once it has committed, this process's feed reads the log. */
+  async #writeEvents<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+    const result = await this.#write(work)
+    this.#wakeWatchers()
+    return result
+  }
+
+  #wakeWatchers() {
+    for (const wake of this.#watchers) wake()
+  }
+
+  /**
+   * Logs the change as the write's last step: the lock on the log is held from here to the
+   * commit, so appends commit in number order (change-log.ts).
+   */
+  async #logChange(trx: Executor, kind: ChangeKind, event: Event): Promise<Event> {
+    await this.#append(trx, { kind, event })
+    return event
+  }
+
+  /** A bulk load adds one marker instead of a row per event: feeds tell clients to read again. */
+  async #logReset(trx: Executor, events: number) {
+    if (events > 0) await this.#append(trx, { kind: 'reset' })
+  }
+
+  async #append(trx: Executor, change: Parameters<typeof appendChange>[1]) {
+    await this.dialect.exclusive?.(trx, changeLogTopic)
+    await appendChange(trx, change)
+    await this.dialect.notify?.(trx)
   }
 
   async #guard<T>(work: () => Promise<T>): Promise<T> {

@@ -44,4 +44,16 @@ export interface Database {
   }
   /** `(keyid, nonce)` pairs of accepted signatures, remembered until they could no longer be replayed. */
   signature_nonces: { key_id: string; nonce: string; expires_at: number }
+  /** Committed changes of events, numbered in commit order (change-log.ts); event columns null for `reset`. */
+  change_log: {
+    seq: number
+    kind: string
+    event_id: number | null
+    title: string | null
+    starts_at: number | null
+    location_id: number | null
+    version: number | null
+    /** Epoch milliseconds. */
+    changed_at: number
+  }
 }

@@ -138,16 +138,21 @@ export async function updateVersioned<T extends Versioned>(
 }
 
 /** Deletes row `id` when the precondition holds; else fails as whyNotWritten says. */
-export async function deleteVersioned(
+export async function deleteVersioned<T extends Versioned>(
   trx: Executor,
-  table: Versioned,
+  table: T,
   id: number,
   precondition: Precondition | undefined,
-): Promise<void> {
-  const row = await withPrecondition(trx.deleteFrom(table).where('id', '=', id), precondition)
-    .returning('id')
+): Promise<Selectable<Database[T]>> {
+  // Typed for one table, as in updateVersioned.
+  const row = await withPrecondition(
+    trx.deleteFrom(table as Versioned as 'events').where('id', '=', id),
+    precondition,
+  )
+    .returningAll()
     .executeTakeFirst()
   if (!row) throw await whyNotWritten(trx, table, id, precondition)
+  return row as Selectable<Database[T]>
 }
 
 /**

@@ -212,7 +212,10 @@ for (const target of storeTargets) {
           headers: request.headers,
           ...(request.body !== undefined && { body: request.body }),
         })
-        const bytes = Buffer.from(await res.body.arrayBuffer())
+        // A change feed (GET /events as text/event-stream) never ends: its headers are the answer.
+        const feed = res.statusCode === 200 && res.headers['content-type'] === 'text/event-stream'
+        if (feed) res.body.destroy()
+        const bytes = feed ? Buffer.alloc(0) : Buffer.from(await res.body.arrayBuffer())
         const text = bytes.toString('utf8')
         count(res.statusCode)
         const response: Response = {

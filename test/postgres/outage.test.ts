@@ -12,7 +12,7 @@ import type { KyselyStore } from '../../src/store/kysely-store.ts'
 import { openStore, storeOptions } from '../../src/store/open-store.ts'
 import { basic, send } from '../support/service.ts'
 import { postgres, postgresSkipReason } from '../support/stores.ts'
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { proxyDatabase, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const admin = basic('admin', 'admin-password-1')
 
@@ -26,14 +26,13 @@ describe('[postgres] through a database outage', { skip: postgresSkipReason ?? f
   before(async () => {
     if (!postgres) return
     database = await postgres.create()
-    const direct = new URL(database.databaseUrl)
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-    const viaProxy = new URL(database.databaseUrl)
-    viaProxy.port = String(proxy.port)
+    const proxied = await proxyDatabase(database.databaseUrl)
+    proxy = proxied.proxy
+    const { viaProxy } = proxied
     const config = parseConfig({
       logLevel: 'silent',
       seed: 'true',
-      databaseUrl: viaProxy.toString(),
+      databaseUrl: viaProxy,
       dbConnectTimeoutMs: '500',
       dbStatementTimeoutMs: '2000',
     })

@@ -67,3 +67,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     close: stop,
   }
 }
+
+/** A proxy in front of the server a database URL names, and the same URL through the proxy. */
+export async function proxyDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; viaProxy: string }> {
+  const direct = new URL(databaseUrl)
+  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+  const viaProxy = new URL(databaseUrl)
+  viaProxy.port = String(proxy.port)
+  return { proxy, viaProxy: viaProxy.toString() }
+}

@@ -56,6 +56,12 @@ describe('defaults', () => {
       rateLimitWrites: 600,
       redisUrl: undefined,
       maxConnectionsPerAddress: 64,
+      changeLogMaxAgeSeconds: 604_800,
+      changeLogMaxEntries: 100_000,
+      feedHeartbeatMs: 15_000,
+      feedMaxConnections: 1_000,
+      feedMaxConnectionsPerAddress: 16,
+      feedMaxBufferedBytes: 1_048_576,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -109,6 +115,12 @@ describe('parseConfig', () => {
       rateLimitWrites: '30',
       redisUrl: 'redis://127.0.0.1:6379/2',
       maxConnectionsPerAddress: '8',
+      changeLogMaxAgeSeconds: '3600',
+      changeLogMaxEntries: '500',
+      feedHeartbeatMs: '250',
+      feedMaxConnections: '0',
+      feedMaxConnectionsPerAddress: '2',
+      feedMaxBufferedBytes: '65536',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -142,6 +154,12 @@ describe('parseConfig', () => {
       rateLimitWrites: 30,
       redisUrl: 'redis://127.0.0.1:6379/2',
       maxConnectionsPerAddress: 8,
+      changeLogMaxAgeSeconds: 3600,
+      changeLogMaxEntries: 500,
+      feedHeartbeatMs: 250,
+      feedMaxConnections: 0,
+      feedMaxConnectionsPerAddress: 2,
+      feedMaxBufferedBytes: 65_536,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })
@@ -207,6 +225,12 @@ describe('parseConfig', () => {
     ['shutdownTimeoutMs', '-1'],
     ['sqliteBusyWaitMs', '600001'],
     ['dbStartupTimeoutMs', 'soon'],
+    ['changeLogMaxAgeSeconds', '59'],
+    ['changeLogMaxEntries', '0'],
+    ['feedHeartbeatMs', '9'],
+    ['feedMaxConnections', '-1'],
+    ['feedMaxConnectionsPerAddress', 'many'],
+    ['feedMaxBufferedBytes', '16383'],
   ]
   for (const [key, text] of badIntegers) {
     it(`refuses ${environmentNames[key]}=${JSON.stringify(text)}, naming the variable`, () => {

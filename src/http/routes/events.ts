@@ -1,6 +1,6 @@
 // /events and /events/<id>: thin handlers — validated input in, one store call, a representation out.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { mediaTypes } from '../../contract/media-types.ts'
+import { mediaTypes, relations } from '../../contract/media-types.ts'
 import {
   Event,
   EventCollection,
@@ -15,6 +15,7 @@ import { filterParameters, filterQuery, resolveFilter } from '../../domain/event
 import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
+import type { ChangeFeed } from '../event-feed.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
@@ -33,7 +34,12 @@ function toMillis(text: string): number {
   return parsed.value
 }
 
-export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
+export function eventRoutes(
+  app: FastifyInstance,
+  store: EventStore,
+  maxPerPage: number,
+  feed: ChangeFeed,
+): void {
   const { list, currentEtag } = pagedCollection({
     path: paths.events,
     what: 'events',
@@ -54,7 +60,16 @@ export function eventRoutes(app: FastifyInstance, store: EventStore, maxPerPage:
   })
 
   registerResource(app, paths.events, {
-    GET: list,
+    GET: {
+      ...list,
+      // The change feed (CONTRACT.md §7) is a representation of GET /events alone, not of QUERY.
+      produces: [...(list.produces ?? []), mediaTypes.eventStream],
+      describedBy: relations.events,
+      handler: (request, reply) =>
+        request.representation === mediaTypes.eventStream
+          ? feed.serve(request, reply)
+          : list.handler(request, reply),
+    },
     // The HTTP QUERY method: the same safe read, for intermediaries that drop a GET's body.
     QUERY: list,
     POST: {

@@ -26,8 +26,11 @@ const documentation = [
     rel: relations.events,
     title: 'Events',
     description:
-      'The target is a collection of events, in date order, paged with page and per_page and the ' +
-      'first, prev, next and last links of the Link header. POST to /events adds an event.',
+      'The target is a collection of events, by date. GET (or QUERY, with the parameters as a JSON ' +
+      'body) reads a page of it; POST adds an event. GET with Accept: text/event-stream is its change ' +
+      'feed: Server-Sent Events "created", "updated" and "deleted" carrying the event as GET would ' +
+      'answer right after the change, and "reset" when the collection must be read again; ' +
+      'Last-Event-ID resumes after a change.',
     type: linkTypes.events,
   },
   {

@@ -4,11 +4,13 @@
 import { Kysely, Migrator, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
+import { changeChannel } from '../change-log.ts'
 import { postgresBucketTriggers } from '../event-buckets.ts'
 import { substringIndexName } from '../flavour.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
+import { listenForChanges } from './postgres-listen.ts'
 
 export interface PostgresOptions {
   /** Most connections this process opens (default 10). */
@@ -120,6 +122,20 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
         await unbounded.destroy()
       }
     },
+    // Delivered to listeners at commit, and only if the transaction commits.
+    notify: async (trx) => {
+      await sql`select pg_notify(${changeChannel}, '')`.execute(trx)
+    },
+    watch: (wake) =>
+      listenForChanges(
+        {
+          url,
+          channel: changeChannel,
+          connectionTimeoutMs: settings.connectionTimeoutMs,
+          onProblem: ignore,
+        },
+        wake,
+      ),
     translate,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),

@@ -89,9 +89,35 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),
     migrate: (provider) =>
       migrate(db, provider, (run) => inWriteTransaction(run, 'migrations', settings.migrationWaitMs)),
+    watch: (wake) => watchDataVersion(database, wake),
     translate,
     close: () => db.destroy(),
   }
+}
+
+/** How often another process's commits are looked for (the CLI writing beside a server). */
+const dataVersionPollMs = 1_000
+
+/**
+ * SQLite has no notifications between processes. `PRAGMA data_version` changes when another
+ * connection commits to the file (not on this connection's own commits, which the store announces
+ * itself): a read of one page header, cheap enough to ask every second.
+ */
+function watchDataVersion(database: Sqlite.Database, wake: () => void): () => Promise<void> {
+  const version = () => (database.open ? database.pragma('data_version', { simple: true }) : undefined)
+  let seen = version()
+  const poll = setInterval(() => {
+    try {
+      const now = version()
+      if (now === seen) return
+      seen = now
+    } catch {
+      // The file is locked for a moment: look again at the next tick, waking now to be safe.
+    }
+    wake()
+  }, dataVersionPollMs)
+  poll.unref()
+  return async () => clearInterval(poll)
 }
 
 /**

@@ -127,6 +127,28 @@ function counters(): Migration {
   }
 }
 
+// The change feed's log (change-log.ts). No identity column: numbers are taken under a lock so
+// that they follow commit order. No foreign key to events: a deleted event keeps its rows.
+function changeLog(flavour: SchemaFlavour): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('change_log')
+        .addColumn('seq', 'bigint', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) =>
+          c.notNull().check(sql`kind in ('created', 'updated', 'deleted', 'reset')`),
+        )
+        .addColumn('event_id', flavour.idType)
+        .addColumn('title', 'text')
+        .addColumn('starts_at', 'bigint')
+        .addColumn('location_id', flavour.idType)
+        .addColumn('version', 'integer')
+        .addColumn('changed_at', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  }
+}
+
 export function migrations(flavour: SchemaFlavour): MigrationProvider {
   return {
     async getMigrations() {
@@ -137,6 +159,7 @@ export function migrations(flavour: SchemaFlavour): MigrationProvider {
         '0004_counters': counters(),
         '0005_event_buckets': { up: (db) => createEventBuckets(db, flavour.eventBucketTriggers) },
         '0006_event_filters': eventFilters(flavour),
+        '0007_change_log': changeLog(flavour),
       }
     },
   }
