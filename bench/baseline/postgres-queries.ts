@@ -48,11 +48,11 @@ export function postgresQueries(url: string, poolSize: number): BaselineQueries 
       return { total, rows: rows.map(toRow) }
     },
     async updateEvent(id, title, startsAt) {
-      const [row] = await run('update', [title, startsAt, id])
+      const [row] = await run('update', [title, title.toLowerCase(), startsAt, id])
       return row && toRow(row)
     },
     async insertEvent(title, startsAt, locationId) {
-      const [row] = await run('insert', [title, startsAt, locationId])
+      const [row] = await run('insert', [title, title.toLowerCase(), startsAt, locationId])
       return toRow(row as Row)
     },
     close: () => pool.end(),

@@ -29,11 +29,13 @@ export const sql = {
     'select id, title, starts_at, location_id, version, (select count(*) from events) as total ' +
     'from events order by starts_at, id limit $1 offset $2',
   count: 'select count(*) as total from events',
+  // The lower-cased title too: the least a service that finds events by `q` must write, and what
+  // keeps the search indexes (SQLite's FTS5 trigram table, PostgreSQL's pg_trgm) in step.
   update:
-    'update events set title = $1, starts_at = $2, version = version + 1 where id = $3 ' +
+    'update events set title = $1, title_folded = $2, starts_at = $3, version = version + 1 where id = $4 ' +
     'returning id, title, starts_at, location_id, version',
   insert:
-    'insert into events (title, starts_at, location_id) values ($1, $2, $3) ' +
+    'insert into events (title, title_folded, starts_at, location_id) values ($1, $2, $3, $4) ' +
     'returning id, title, starts_at, location_id, version',
 }
 

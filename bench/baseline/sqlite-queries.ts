@@ -23,8 +23,8 @@ export function sqliteQueries(path: string): BaselineQueries {
   const get = db.prepare<[number], Row>(positional(sql.get))
   const page = db.prepare<[number, number], Row>(positional(sql.page))
   const count = db.prepare<[], { total: number }>(sql.count)
-  const update = db.prepare<[string, number, number], Row>(positional(sql.update))
-  const insert = db.prepare<[string, number, number], Row>(positional(sql.insert))
+  const update = db.prepare<[string, string, number, number], Row>(positional(sql.update))
+  const insert = db.prepare<[string, string, number, number], Row>(positional(sql.insert))
   const filtered = (condition: (first: number) => string, arity: number) => {
     const text = filteredSql(condition, arity)
     return {
@@ -62,11 +62,11 @@ export function sqliteQueries(path: string): BaselineQueries {
       return { total, rows: rows.map(toRow) }
     },
     async updateEvent(id, title, startsAt) {
-      const row = update.get(title, startsAt, id)
+      const row = update.get(title, title.toLowerCase(), startsAt, id)
       return row && toRow(row)
     },
     async insertEvent(title, startsAt, locationId) {
-      return toRow(insert.get(title, startsAt, locationId) as Row)
+      return toRow(insert.get(title, title.toLowerCase(), startsAt, locationId) as Row)
     },
     async close() {
       db.close()
