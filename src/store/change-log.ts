@@ -3,13 +3,20 @@
 // has its row. Rows hold the event as that change left it, so a replay shows the state at the
 // change rather than today's.
 //
-// Numbers are strictly increasing in commit order, on every store. A number is max(seq) + 1, taken
-// while holding an exclusive lock on the log (PostgreSQL: a transaction-level advisory lock taken
-// as the write's last step; SQLite: every writer holds the file's write lock already), and the
-// lock is held until commit. So appends commit one after another in number order: whoever sees
-// number N committed knows every lower number is committed too, and a number whose transaction
-// rolls back is taken again by the next append, leaving no gap. PostgreSQL's sequences cannot
-// give this: their values are taken before commit, and transactions commit out of order.
+// Numbers are strictly increasing in the order changes become visible, with no gap: whoever sees
+// number N committed knows every lower number is committed too. PostgreSQL's sequences cannot
+// give this: their values are taken before commit, and transactions commit out of order. A number
+// is max(seq) + 1 (or + k for the k-th of a batch), taken under an exclusive lock on the log held
+// until commit. Where that happens is the dialect's choice (flavour.changeNumbering):
+// - in the write (SQLite, where every writer holds the file's write lock anyway): the change is
+//   numbered as the write's last step, and a number whose transaction rolls back is taken again;
+// - by readers (PostgreSQL): the write logs its change with no number and takes no lock, so
+//   writes commit side by side. Before reading the log, a reader numbers every change that has
+//   committed unnumbered, in the order they were logged, in one short transaction under the
+//   lock (numberChanges). Two changes of one event are logged in the order they commit (the
+//   second waits for the first's row lock), so they are numbered in that order too. Measured
+//   with 10 writers on PostgreSQL: authenticated PUT went from 133 to ~580 requests/s when the
+//   lock left the write path (bench put-event, 10,000 events).
 import { sql } from 'kysely'
 import type { Change, ChangeKind, ChangeLogBounds } from '../domain/change.ts'
 import type { Event } from '../domain/types.ts'
@@ -23,15 +30,21 @@ export const changeChannel = 'ers_changes'
 type Appended = { kind: ChangeKind; event: Event } | { kind: 'reset' }
 
 /**
- * Appends the change with the next number. The caller holds the log's lock (`changeLogTopic`) and
- * commits at once: anything written after it would hold the lock, and every other writer, longer.
+ * Appends the change, with the next number when `numbered`: then the caller holds the log's lock
+ * (`changeLogTopic`) and commits at once, since anything written after it would hold the lock,
+ * and every other writer, longer. Unnumbered, it waits for numberChanges.
  */
-export async function appendChange(trx: Executor, change: Appended, now = Date.now()): Promise<number> {
+export async function appendChange(
+  trx: Executor,
+  change: Appended,
+  numbered: boolean,
+  now = Date.now(),
+): Promise<void> {
   const event = change.kind === 'reset' ? undefined : change.event
-  const { seq } = await trx
+  await trx
     .insertInto('change_log')
     .values({
-      seq: sql<number>`(select coalesce(max(seq), 0) + 1 from change_log)`,
+      ...(numbered && { seq: sql<number>`(select coalesce(max(seq), 0) + 1 from change_log)` }),
       kind: change.kind,
       event_id: event?.id ?? null,
       title: event?.title ?? null,
@@ -40,9 +53,31 @@ export async function appendChange(trx: Executor, change: Appended, now = Date.n
       version: event?.version ?? null,
       changed_at: now,
     })
-    .returning('seq')
-    .executeTakeFirstOrThrow()
-  return Number(seq)
+    .execute()
+}
+
+/** At most this many changes are numbered in one statement; numberChanges repeats until done. */
+const numberingBatch = 10_000
+
+/**
+ * Numbers the committed changes that have none, in the order they were logged, after the highest
+ * number given. The caller holds the log's lock: each statement then sees every number given
+ * before it. Returns how many it numbered.
+ */
+export async function numberChanges(trx: Executor): Promise<number> {
+  let numbered = 0
+  for (;;) {
+    const result = await sql`
+      update change_log set seq = pending.seq
+      from (
+        select entry, (select coalesce(max(seq), 0) from change_log) + row_number() over (order by entry) as seq
+        from change_log where seq is null order by entry limit ${numberingBatch}
+      ) as pending
+      where change_log.entry = pending.entry`.execute(trx)
+    const count = Number(result.numAffectedRows ?? 0)
+    numbered += count
+    if (count < numberingBatch) return numbered
+  }
 }
 
 /** The committed changes numbered above `after`, oldest first, at most `limit`. */

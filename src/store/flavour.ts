@@ -21,6 +21,15 @@ export interface SqlFlavour {
    */
   readonly rowLocks: boolean
   /**
+   * When a change in the change log gets its number (change-log.ts). `in-write`: in the write's
+   * own transaction, under the log's lock; right where every writer holds the write lock anyway
+   * (SQLite). `by-readers`: the write logs the change unnumbered, and whoever reads the log
+   * first numbers what has committed, in one short transaction under the log's lock; where
+   * writers run side by side (PostgreSQL), so that they are not queued behind one lock held
+   * across every commit.
+   */
+  readonly changeNumbering: 'in-write' | 'by-readers'
+  /**
    * The condition "`table`.`column` contains `needle`", compared exactly, code point by code point
    * (no collation, no case folding, no wildcards), using the dialect's substring index where one
    * can serve it.

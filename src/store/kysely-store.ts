@@ -20,7 +20,14 @@ import type {
   Precondition,
   Role,
 } from '../domain/types.ts'
-import { appendChange, changeLogBounds, changeLogTopic, changesAfter, trimChanges } from './change-log.ts'
+import {
+  appendChange,
+  changeLogBounds,
+  changeLogTopic,
+  changesAfter,
+  numberChanges,
+  trimChanges,
+} from './change-log.ts'
 import { BucketRowsEstimate, deepPageOffset, prefersBuckets } from './event-buckets.ts'
 import { countEvents } from './event-count.ts'
 import type {
@@ -198,15 +205,28 @@ export class KyselyStore implements EventStore {
   // The change log (change-log.ts), read by the change feed (feed/).
 
   async changesAfter(after: number, limit: number) {
+    await this.#numberChanges()
     return this.#guard(() => changesAfter(this.#db, after, limit))
   }
 
   async changeLogBounds() {
+    await this.#numberChanges()
     return this.#guard(() => changeLogBounds(this.#db))
   }
 
   async trimChangeLog(before: number, keep: number) {
+    // Numbered first, so that changes nobody has read yet are kept in bounds like the rest.
+    await this.#numberChanges()
     return this.#write((trx) => trimChanges(trx, before, keep))
+  }
+
+  /** Where readers number the log (flavour.changeNumbering), numbers what has committed. */
+  async #numberChanges() {
+    if (this.dialect.flavour.changeNumbering !== 'by-readers') return
+    await this.#write(async (trx) => {
+      await this.dialect.exclusive?.(trx, changeLogTopic)
+      await numberChanges(trx)
+    })
   }
 
   watchChanges(wake: () => void): () => Promise<void> {
@@ -403,8 +423,8 @@ export class KyselyStore implements EventStore {
   }
 
   /**
-   * Logs the change as the write's last step: the lock on the log is held from here to the
-   * commit, so appends commit in number order (change-log.ts).
+   * Logs the change as the write's last step: where it is numbered in the write, the lock on the
+   * log is held from here to the commit, so appends commit in number order (change-log.ts).
    */
   async #logChange(trx: Executor, kind: ChangeKind, event: Event): Promise<Event> {
     await this.#append(trx, { kind, event })
@@ -417,8 +437,9 @@ export class KyselyStore implements EventStore {
   }
 
   async #append(trx: Executor, change: Parameters<typeof appendChange>[1]) {
-    await this.dialect.exclusive?.(trx, changeLogTopic)
-    await appendChange(trx, change)
+    const numbered = this.dialect.flavour.changeNumbering === 'in-write'
+    if (numbered) await this.dialect.exclusive?.(trx, changeLogTopic)
+    await appendChange(trx, change, numbered)
     await this.dialect.notify?.(trx)
   }
 

@@ -46,7 +46,10 @@ export interface Database {
   signature_nonces: { key_id: string; nonce: string; expires_at: number }
   /** Committed changes of events, numbered in commit order (change-log.ts); event columns null for `reset`. */
   change_log: {
-    seq: number
+    /** Null until a reader numbers the change (flavour.changeNumbering `by-readers`). */
+    seq: number | null
+    /** The order changes were logged in; only where readers number them. */
+    entry: Generated<number>
     kind: string
     event_id: number | null
     title: string | null

@@ -65,6 +65,7 @@ describe('[postgres] three server processes on one database', { skip: postgresSk
       identity: (c) => c,
       maxParameters: 1,
       eventBucketTriggers: [],
+      changeNumbering: 'by-readers',
     }).getMigrations()
     assert.equal(await count('select count(*) as n from kysely_migration'), Object.keys(known).length)
   })

@@ -21,6 +21,7 @@ const anyFlavour = {
   identity: (c) => c,
   maxParameters: 1,
   eventBucketTriggers: [],
+  changeNumbering: 'in-write',
 } as const satisfies Parameters<typeof migrations>[0]
 
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -81,6 +81,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       offsetRowsPerBucketRow: 2,
       eventBucketTriggers: postgresBucketTriggers,
       rowLocks: true,
+      changeNumbering: 'by-readers',
       // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).
       // The default collation is deterministic, so LIKE compares code points exactly.
       contains: (_table, column, needle) =>

@@ -82,6 +82,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       offsetRowsPerBucketRow: 30,
       eventBucketTriggers: sqliteBucketTriggers,
       rowLocks: false,
+      changeNumbering: 'in-write',
       contains: trigramContains,
       substringIndex: trigramIndex,
     },

@@ -9,7 +9,7 @@ import { eventFilters } from './0006-event-filters.ts'
 /** What writing the schema asks of a dialect. */
 export type SchemaFlavour = Pick<
   SqlFlavour,
-  'idType' | 'identity' | 'maxParameters' | 'substringIndex' | 'eventBucketTriggers'
+  'idType' | 'identity' | 'maxParameters' | 'substringIndex' | 'eventBucketTriggers' | 'changeNumbering'
 >
 
 function initial(flavour: SchemaFlavour): Migration {
@@ -149,6 +149,23 @@ function changeLog(flavour: SchemaFlavour): Migration {
   }
 }
 
+// Where readers number the log's changes (flavour.changeNumbering), a write logs its change
+// without a number: rows are keyed by `entry`, the order they were logged in, and `seq` is given
+// after commit. Numbers stay unique; rows still waiting for one are found by a partial index.
+function changeNumbering(flavour: SchemaFlavour): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      if (flavour.changeNumbering === 'in-write') return
+      await sql`alter table change_log add column entry bigint generated always as identity`.execute(db)
+      await sql`alter table change_log drop constraint change_log_pkey`.execute(db)
+      await sql`alter table change_log alter column seq drop not null`.execute(db)
+      await sql`alter table change_log add primary key (entry)`.execute(db)
+      await sql`create unique index change_log_by_seq on change_log (seq)`.execute(db)
+      await sql`create index change_log_unnumbered on change_log (entry) where seq is null`.execute(db)
+    },
+  }
+}
+
 export function migrations(flavour: SchemaFlavour): MigrationProvider {
   return {
     async getMigrations() {
@@ -160,6 +177,7 @@ export function migrations(flavour: SchemaFlavour): MigrationProvider {
         '0005_event_buckets': { up: (db) => createEventBuckets(db, flavour.eventBucketTriggers) },
         '0006_event_filters': eventFilters(flavour),
         '0007_change_log': changeLog(flavour),
+        '0008_change_numbering': changeNumbering(flavour),
       }
     },
   }
