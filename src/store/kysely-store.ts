@@ -80,10 +80,11 @@ export interface DialectConnection {
    */
   migrate(provider: MigrationProvider): Promise<MigrationResultSet>
   /**
-   * Inside `write`, tells every process watching (`watch`) that a change is being committed; it
-   * hears only once the transaction commits. Absent where `watch` polls instead.
+   * After a write that logged a change has committed, tells every process watching (`watch`), in
+   * the background; a lost notification is made up by `watch`'s periodic wake. Absent where
+   * `watch` polls instead.
    */
-  notify?(trx: Executor): Promise<void>
+  notify?(): void
   /**
    * Calls `wake` whenever another process (another instance, the CLI) may have committed a change,
    * and now and then regardless; returns how to stop.
@@ -371,7 +372,7 @@ export class KyselyStore implements EventStore {
   }
 
   async initialiseOnce(fill: () => readonly ImportLocation[]) {
-    return this.#write(async (trx) => {
+    return this.#writeEvents(async (trx) => {
       const inserted = await trx
         .insertInto('meta')
         .values({ key: 'initialised_at', value: new Date().toISOString() })
@@ -411,10 +412,14 @@ export class KyselyStore implements EventStore {
     return this.#guard(() => this.dialect.write(work))
   }
 
-  /** A write that may log changes: once it has committed, this process's feed reads the log. */
+  /**
+   * A write that may log changes: once it has committed, this process's feed reads the log, and
+   * other processes' feeds are told.
+   */
   async #writeEvents<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
     const result = await this.#write(work)
     this.#wakeWatchers()
+    this.dialect.notify?.()
     return result
   }
 
@@ -440,7 +445,6 @@ export class KyselyStore implements EventStore {
     const numbered = this.dialect.flavour.changeNumbering === 'in-write'
     if (numbered) await this.dialect.exclusive?.(trx, changeLogTopic)
     await appendChange(trx, change, numbered)
-    await this.dialect.notify?.(trx)
   }
 
   async #guard<T>(work: () => Promise<T>): Promise<T> {

@@ -117,19 +117,19 @@ describe('[postgres] the change feed across instances', { skip: postgresSkipReas
     const from = await newest()
     const feed = await subscribe(0)
     // A transaction of the test's own logs a change exactly as the store does on PostgreSQL
-    // (unnumbered, no lock) and stays open.
+    // (unnumbered, no lock, and a notification once committed) and stays open.
     const holder = new pg.Client({ connectionString: database.databaseUrl })
     await holder.connect()
     try {
       await holder.query('begin')
       await holder.query(`insert into change_log (kind, changed_at) values ('reset', 0)`)
-      await holder.query(`select pg_notify('ers_changes', '')`)
       // Writes through both instances meanwhile are not held up by it.
       await Promise.all([create(0, 'During 1'), create(1, 'During 2'), create(0, 'During 3')])
       await feed.until(() => feed.events.length >= 3, 'the three writes')
       assert.deepEqual(numbers(feed.events), [from + 1, from + 2, from + 3])
       assert.ok(feed.events.every((e) => e.event === 'created'))
       await holder.query('commit')
+      await holder.query(`select pg_notify('ers_changes', '')`)
       await feed.until(() => feed.events.length >= 4, 'the held change, once committed')
       assert.equal(feed.events[3]?.event, 'reset')
       assert.deepEqual(numbers(feed.events), [from + 1, from + 2, from + 3, from + 4])

@@ -70,6 +70,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   pool.on('connect', (client) => client.on('error', () => {}))
 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const announce = coalesced(
+    async () => {
+      await sql`select pg_notify(${changeChannel}, '')`.execute(db)
+    },
+    (error) => ignore(error as Error),
+  )
   return {
     db,
     flavour: {
@@ -123,10 +129,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
         await unbounded.destroy()
       }
     },
-    // Delivered to listeners at commit, and only if the transaction commits.
-    notify: async (trx) => {
-      await sql`select pg_notify(${changeChannel}, '')`.execute(trx)
-    },
+    // Sent after the write's commit, not in its transaction: PostgreSQL queues a transaction's
+    // notifications under one database-wide lock held through its commit, so writes that notify
+    // commit one at a time, each waiting for the WAL flush of the one before. One notification
+    // wakes every listener: while one is on its way, the writes that commit meanwhile share the next.
+    notify: announce.send,
     watch: (wake) =>
       listenForChanges(
         {
@@ -139,7 +146,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       ),
     translate,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    close: async () => {
+      await announce.settled()
+      await db.destroy()
+    },
   }
 }
 
@@ -198,4 +208,29 @@ function translate(error: unknown): unknown {
   // Kept for the log line of whoever handles it; the client sees only the message above.
   unavailable.cause = error
   return unavailable
+}
+
+/**
+ * `send` starts `work` unless it is already running; then it runs once more when the current run
+ * ends, for whatever asked meanwhile. `settled` waits for the runs asked for so far.
+ */
+function coalesced(work: () => Promise<void>, onError: (error: unknown) => void) {
+  let running: Promise<void> | undefined
+  let again = false
+  const run = async () => {
+    do {
+      again = false
+      await work().catch(onError)
+    } while (again)
+    running = undefined
+  }
+  return {
+    send() {
+      if (running) again = true
+      else running = run()
+    },
+    settled: async () => {
+      await running
+    },
+  }
 }
