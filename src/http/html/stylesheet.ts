@@ -20,8 +20,8 @@ dd { margin: 0; }
 form { margin: 1rem 0; }
 fieldset { border: 1px solid #8886; margin: 0 0 1rem; }
 label { display: block; font-weight: bold; margin-top: .5rem; }
-input { font: inherit; padding: .25rem; max-width: 100%; }
-button { font: inherit; padding: .3rem .9rem; margin-top: .75rem; cursor: pointer; }
+input { display: block; font: inherit; padding: .25rem; max-width: 100%; }
+button { display: block; font: inherit; padding: .3rem .9rem; margin-top: .75rem; cursor: pointer; }
 .hint { color: var(--muted); font-size: .9em; margin: 0; }
 .field-error { color: var(--error); margin: 0; }
 .field-error:empty { display: none; }
