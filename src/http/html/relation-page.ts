@@ -1,7 +1,7 @@
-// The HTML view of a relation's documentation (routes/relations.ts): the prose, the target's media
+// The HTML view of a relation's documentation (http/relation-docs.ts): the prose, the target's media
 // type and methods, and tables of its fields and of the bodies its requests take.
 import type { FieldDoc } from '../../contract/field-docs.ts'
-import type { RelationDoc } from '../routes/relations.ts'
+import type { RelationDoc } from '../relation-docs.ts'
 import { html } from './escape.ts'
 import { page, type UrlOf } from './layout.ts'
 

@@ -18,12 +18,8 @@ export function entryPointRoutes(app: FastifyInstance): void {
         const body = representEntryPoint()
         reply.header('link', linkHeader(body.links))
         if (request.representation === mediaTypes.html) {
-          return sendHtml(
-            request,
-            reply,
-            entryPage((path) => request.externalUrl(path)),
-            'the entry point',
-          )
+          const page = entryPage((path) => request.externalUrl(path))
+          return sendHtml(request, reply, page, 'the entry point')
         }
         return reply.type(request.representation ?? mediaTypes.api).send(body)
       },
