@@ -71,7 +71,7 @@ export function acceptFieldOf(method: Method): string | undefined {
   return acceptFields[method]
 }
 
-/** Each app's route table, by URL: what the relation docs read (http/routes/relations.ts). */
+/** Each app's route table, by URL: what the relation docs read (http/relation-docs.ts). */
 const tables = new WeakMap<FastifyInstance, Map<string, Resource>>()
 
 /** The resource registered at `url` (as written in the table, `/events/:id`), if any. */

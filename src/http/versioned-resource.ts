@@ -32,7 +32,7 @@ export function readOperation<T extends { version: number }>(resource: {
   readonly schema: FastifySchema
   get(id: number): Promise<T | undefined>
   represent(value: T): unknown
-  html?(value: T, url: UrlOf): Html | Promise<Html>
+  html?(url: UrlOf, value: T): Html | Promise<Html>
 }): Operation {
   const { html } = resource
   return {
@@ -44,7 +44,7 @@ export function readOperation<T extends { version: number }>(resource: {
       // RFC 9110 §13.2.1: a missing resource is a 404 whatever the preconditions say.
       if (!value) throw new DomainError('not_found', `there is no ${resource.what} ${id}`)
       if (html && request.representation === mediaTypes.html) {
-        const page = await html(value, (path) => request.externalUrl(path))
+        const page = await html((path) => request.externalUrl(path), value)
         return sendHtml(request, reply, page, `${resource.what} ${id}`)
       }
       if (notModified(request, reply, versionEtag(value.version), `${resource.what} ${id}`)) {

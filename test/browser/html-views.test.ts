@@ -245,6 +245,7 @@ describe('the HTML view in a browser', { skip: typeof chromium === 'string' }, (
     await page.getByRole('link', { name: '/rel/events' }).click()
     await page.waitForURL(/\/rel\/events$/)
     assert.match((await page.locator('h1').textContent()) ?? '', /Link relation/)
+    await page.screenshot({ path: `${artifacts}/html-relation-events.png`, fullPage: true })
     await page.close()
   })
 

@@ -1,6 +1,7 @@
 // The markup of the write forms. The forms send nothing by themselves: the script
 // (html/forms-script.ts) reads their data-* attributes and sends the contract's JSON request.
-// They stay hidden until the script runs, so a page without it is a plain read-only page.
+// They stay hidden until the script runs, so a page without it is a plain read-only page, and
+// they leave checking to the service (novalidate): its 422 names each field, as for any client.
 import { html, type Interpolation } from './escape.ts'
 
 /** Where the script says what happened, read out by screen readers as it changes. */
@@ -54,7 +55,7 @@ export interface WriteFormSpec {
 }
 
 export function writeForm(spec: WriteFormSpec) {
-  return html`<form id="${spec.id}" data-write data-method="${spec.method}" data-action="${spec.action}"${spec.type && html` data-type="${spec.type}"`} data-accept="${spec.accept}"${spec.ifMatch && html` data-if-match="${spec.ifMatch}"`} data-success="${spec.success}" data-collection="${spec.collection}" aria-labelledby="${spec.id}-heading">
+  return html`<form id="${spec.id}" data-write data-method="${spec.method}" data-action="${spec.action}"${spec.type && html` data-type="${spec.type}"`} data-accept="${spec.accept}"${spec.ifMatch && html` data-if-match="${spec.ifMatch}"`} data-success="${spec.success}" data-collection="${spec.collection}" aria-labelledby="${spec.id}-heading" novalidate>
 <h3 id="${spec.id}-heading">${spec.heading}</h3>
 ${spec.fields}
 <button type="submit">${spec.submit}</button>

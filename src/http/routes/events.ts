@@ -110,7 +110,7 @@ export function eventRoutes(
       get: (id) => store.getEvent(id),
       represent: representEvent,
       // The page names the event's location: the one read beside the event's.
-      html: async (event, url) => eventPage(url, event, await store.getLocation(event.locationId)),
+      html: async (url, event) => eventPage(url, event, await store.getLocation(event.locationId)),
     }),
     PUT: {
       ...eventWrite,

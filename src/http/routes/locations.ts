@@ -68,7 +68,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
       schema: { response: { 200: Location } },
       get: (id) => store.getLocation(id),
       represent: representLocation,
-      html: (location, url) => locationPage(url, location),
+      html: locationPage,
     }),
     PUT: {
       ...locationWrite,
