@@ -10,13 +10,23 @@ const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*
 const browser = { accept: browserAccept }
 const htmlType = 'text/html; charset=utf-8'
 
+const entities: Record<string, string> = {
+  '&quot;': '"',
+  '&#39;': "'",
+  '&lt;': '<',
+  '&gt;': '>',
+  '&amp;': '&',
+}
+const decode = (text: string) =>
+  text.replace(/&(?:quot|#39|lt|gt|amp);/g, (entity) => entities[entity] as string)
+
 /** The attributes of every element `tag` of a page, as name → value, entities decoded. */
 function elements(page: string, tag: string): Record<string, string>[] {
   return [...page.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'gi'))].map((m) =>
     Object.fromEntries(
       [...(m[1] ?? '').matchAll(/([\w:-]+)(?:="([^"]*)")?/g)].map((a) => [
         (a[1] as string).toLowerCase(),
-        (a[2] ?? '').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&'),
+        decode(a[2] ?? ''),
       ]),
     ),
   )
@@ -102,6 +112,17 @@ for (const target of storeTargets) {
           assert.ok(page.includes('&lt;b&gt;Hall&lt;/b&gt; &amp; &quot;Co&quot;'), `${path} shows the name`)
           assert.ok(!page.includes('<b>Hall') && !page.includes('<img'), `${path} injects nothing`)
         }
+      })
+
+      it('escapes the filter it echoes into the find form and the page links', async () => {
+        const q = '"><script>alert(3)</script>'
+        const res = await ctx.http('GET', `/events?q=${encodeURIComponent(q)}`, { headers: browser })
+        assert.equal(res.status, 200, res.text)
+        assert.ok(!res.text.includes('<script>alert'), 'nothing of the query becomes markup')
+        const field = elements(res.text, 'input').find((i) => i.id === 'filter-q')
+        assert.equal(field?.value, q, 'the form shows the text as it was sent')
+        const first = elements(res.text, 'a').find((a) => a.rel === 'first')
+        assert.equal(first?.href, parseLinkHeader(res.header('link')).get('first'))
       })
 
       it("shows an event with its links to follow and its location's name and address", async () => {
