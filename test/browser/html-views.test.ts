@@ -207,7 +207,28 @@ describe('the HTML view in a browser', { skip: typeof chromium === 'string' }, (
     await page.close()
   })
 
+  it('edits a location, and says in words why one with events cannot be deleted', async () => {
+    expectedStatuses = [409]
+    const page = await open('/locations')
+    await page.getByRole('link', { name: 'Town Hall' }).click()
+    await page.waitForURL(/\/locations\/\d+$/)
+    await credentials(page)
+    await page.locator('#edit-name').fill('Old Town Hall')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await status(page, 'Saved')
+    assert.equal(await page.locator('h1').textContent(), 'Old Town Hall')
+    await page.getByRole('button', { name: 'Delete this location' }).click()
+    await status(page, /409 Conflict.*events still take place/)
+    await page.screenshot({ path: `${artifacts}/html-location-in-use.png`, fullPage: true })
+    assert.equal((await service.request('GET', `/locations/${locationId}`)).json().name, 'Old Town Hall')
+    await page.getByRole('link', { name: 'The events at this location' }).click()
+    await page.waitForURL(new RegExp(`/events\\?location_id=${locationId}$`))
+    assert.match((await page.locator('main > p').first().textContent()) ?? '', /match the filter/)
+    await page.close()
+  })
+
   it('lets the edit form be reached and sent with the keyboard alone', async () => {
+    expectedStatuses = []
     const id = await eventId('Browsed event 04')
     const page = await open(`/events/${id}`)
     const focused = () =>
