@@ -18,6 +18,7 @@ import { guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
+import { assetRoutes } from './http/html/assets.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
@@ -217,6 +218,8 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
   eventRoutes(app, store, config.maxPerPage, feed)
   locationRoutes(app, store, config.maxPerPage)
   relationRoutes(app)
+  // The stylesheet, script and icon of the HTML view (http/html/).
+  assetRoutes(app)
   healthRoutes(app, store, counters)
   registerMetrics(app, store, { feedConnections: feed.open })
   return app

@@ -12,6 +12,8 @@ export const mediaTypes = {
   mergePatch: 'application/merge-patch+json',
   /** The change feed of GET /events (CONTRACT.md §7). */
   eventStream: 'text/event-stream',
+  /** The browsable view of every resource, offered last: never a default (CONTRACT.md §1). */
+  html: 'text/html',
 } as const
 
 /** Link `type` values name the media type without its `+json` suffix (seed §2, Link). */

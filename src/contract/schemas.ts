@@ -16,6 +16,14 @@ export type Link = Static<typeof Link>
 
 const Id = Type.Integer({ minimum: 1, maximum: maxId })
 
+/** What only the service sets in a representation (JSON Schema `readOnly`; the relation docs say so). */
+const links = Type.Array(Link, { readOnly: true, description: 'the resource itself and what it relates to' })
+const readOnlyId = Type.Integer({
+  ...Id,
+  readOnly: true,
+  description: 'assigned by the service, never reused',
+})
+
 export const Title = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -49,8 +57,8 @@ export const DateTime = Type.String({
 
 export const Event = Type.Object(
   {
-    links: Type.Array(Link),
-    id: Id,
+    links,
+    id: readOnlyId,
     title: Type.String(),
     date: Type.String(),
   },
@@ -69,8 +77,8 @@ export type EventCollectionRepresentation = Static<typeof EventCollection>
 
 export const Location = Type.Object(
   {
-    links: Type.Array(Link),
-    id: Id,
+    links,
+    id: readOnlyId,
     name: Type.String(),
     address: Type.String(),
   },

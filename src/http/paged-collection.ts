@@ -1,11 +1,16 @@
 // A paged collection (/events, /locations): the same paging rules (domain/paging.ts), a Link
 // field per page, and an ETag per page, whatever the collection holds and however it is chosen.
 import type { FastifySchema } from 'fastify'
+import { mediaTypes } from '../contract/media-types.ts'
 import type { PagingBody } from '../contract/schemas.ts'
 import { contentEtag } from '../domain/etag.ts'
 import { resolvePage } from '../domain/paging.ts'
 import type { Page } from '../domain/types.ts'
 import { notModified } from './conditional.ts'
+import type { Html } from './html/escape.ts'
+import type { UrlOf } from './html/layout.ts'
+import type { CollectionView } from './html/parts.ts'
+import { sendHtml } from './html/send.ts'
 import { pageLinkHeader, type QueryParameters } from './links.ts'
 import type { Operation } from './resource.ts'
 
@@ -36,6 +41,8 @@ export interface PagedCollection<T, S> {
   /** `selection` is undefined for the whole collection. */
   read(page: Page, selection: S | undefined): Promise<{ total: number; items: readonly T[] }>
   represent(total: number, items: readonly T[]): unknown
+  /** The HTML view of a page, offered last (after `produces`); absent where there is none. */
+  html?(url: UrlOf, view: CollectionView<T>): Html
 }
 
 /**
@@ -65,9 +72,9 @@ export function pageEtag(
 export function pagedCollection<T extends { id: number; version: number }, S = never>(
   collection: PagedCollection<T, S>,
 ): { list: Operation; currentEtag: () => Promise<string> } {
-  const { selection } = collection
+  const { selection, html } = collection
   const list: Operation = {
-    produces: collection.produces,
+    produces: html ? [...collection.produces, mediaTypes.html] : collection.produces,
     consumes: collection.consumes,
     validationStatus: 400,
     schema: collection.schema,
@@ -78,6 +85,12 @@ export function pagedCollection<T extends { id: number; version: number }, S = n
       const chosen = selection?.resolve(body, query)
       const parameters = chosen === undefined ? [] : (selection?.query(chosen) ?? [])
       const { total, items } = await collection.read(page, chosen)
+      if (html && request.representation === mediaTypes.html) {
+        const view = html((path) => request.externalUrl(path), { page, total, items, parameters })
+        return sendHtml(request, reply, view, `this page of ${collection.what}`, {
+          link: pageLinkHeader(page, total, collection.path, parameters),
+        })
+      }
       const etag = pageEtag(page, total, items, parameters)
       const unchanged = notModified(request, reply, etag, `this page of ${collection.what}`)
       reply.header('link', pageLinkHeader(page, total, collection.path, parameters))

@@ -71,7 +71,17 @@ export function acceptFieldOf(method: Method): string | undefined {
   return acceptFields[method]
 }
 
+/** Each app's route table, by URL: what the relation docs read (http/relation-docs.ts). */
+const tables = new WeakMap<FastifyInstance, Map<string, Resource>>()
+
+/** The resource registered at `url` (as written in the table, `/events/:id`), if any. */
+export function registeredResource(app: FastifyInstance, url: string): Resource | undefined {
+  return tables.get(app)?.get(url)
+}
+
 export function registerResource(app: FastifyInstance, url: string, resource: Resource): void {
+  const table = tables.get(app) ?? new Map<string, Resource>()
+  tables.set(app, table.set(url, resource))
   const allow = allowedMethods(resource).join(', ')
   const described = Object.values(resource).flatMap((operation) =>
     operation.describedBy ? [`<${operation.describedBy}>; rel="describedby"`] : [],

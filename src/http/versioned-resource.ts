@@ -1,9 +1,13 @@
 // What events and locations share as single resources: an id in the path, a stored version as
 // the ETag, reads that honour preconditions, and writes answered with the resource as written.
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import { mediaTypes } from '../contract/media-types.ts'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { versionEtag } from '../domain/etag.ts'
 import { notModified } from './conditional.ts'
+import type { Html } from './html/escape.ts'
+import type { UrlOf } from './html/layout.ts'
+import { sendHtml } from './html/send.ts'
 import { parseId } from './ids.ts'
 import type { Operation } from './resource.ts'
 
@@ -21,22 +25,28 @@ export function requireSameId(sent: number | undefined, id: number): void {
   }
 }
 
-/** GET (and HEAD) of a single resource. */
+/** GET (and HEAD) of a single resource; with `html`, also its HTML view, offered last. */
 export function readOperation<T extends { version: number }>(resource: {
   readonly what: string
   readonly produces: readonly string[]
   readonly schema: FastifySchema
   get(id: number): Promise<T | undefined>
   represent(value: T): unknown
+  html?(url: UrlOf, value: T): Html | Promise<Html>
 }): Operation {
+  const { html } = resource
   return {
-    produces: resource.produces,
+    produces: html ? [...resource.produces, mediaTypes.html] : resource.produces,
     schema: resource.schema,
     async handler(request, reply) {
       const id = pathId(request, resource.what)
       const value = await resource.get(id)
       // RFC 9110 §13.2.1: a missing resource is a 404 whatever the preconditions say.
       if (!value) throw new DomainError('not_found', `there is no ${resource.what} ${id}`)
+      if (html && request.representation === mediaTypes.html) {
+        const page = await html((path) => request.externalUrl(path), value)
+        return sendHtml(request, reply, page, `${resource.what} ${id}`)
+      }
       if (notModified(request, reply, versionEtag(value.version), `${resource.what} ${id}`)) {
         return reply.code(304).send()
       }

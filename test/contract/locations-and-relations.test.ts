@@ -9,6 +9,7 @@ import {
   contractService,
   expectedLocationLinks,
   type Json,
+  methodSet,
   types,
 } from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
@@ -94,6 +95,81 @@ for (const target of storeTargets) {
             assert.match(res.text, /<html[\s>]/i)
             assert.ok(res.text.includes(rel), `the page names ${rel}`)
           }
+        }
+      })
+
+      it('documents the target: its media type, the methods of its Allow field, and fields generated from the schemas', async () => {
+        const eventId = (await ctx.createEvent({ location_id: await ctx.newLocation() })).id
+        const locationId = await ctx.newLocation()
+        const targets = {
+          '/rel/event': [`/events/${eventId}`, types.event],
+          '/rel/events': ['/events', types.events],
+          '/rel/location': [`/locations/${locationId}`, types.location],
+          '/rel/locations': ['/locations', types.locations],
+        } as const
+        const docs: Record<string, Json> = {}
+        for (const [rel, [path, type]] of Object.entries(targets)) {
+          const doc = (await ctx.http('GET', rel)).json()
+          docs[rel] = doc
+          assert.equal(doc.rel, rel)
+          assert.equal(doc.media_type, type)
+          assert.equal(doc.type, type.replace('+json', ''), 'the type a link carries')
+          const allow = (await ctx.http('OPTIONS', path)).header('allow')
+          assert.deepEqual([...doc.methods].sort(), methodSet(allow), `${rel}: the methods of ${path}`)
+        }
+        const field = (doc: Json, name: string) => doc.fields.find((f: Json) => f.name === name)
+        const event = docs['/rel/event']
+        assert.deepEqual(
+          event.fields.map((f: Json) => f.name),
+          ['links', 'id', 'title', 'date'],
+        )
+        assert.deepEqual(field(event, 'id'), {
+          name: 'id',
+          type: 'integer',
+          required: true,
+          read_only: true,
+          rules: ['≥ 1', '≤ 9007199254740991'],
+          description: 'assigned by the service, never reused',
+        })
+        assert.equal(field(event, 'links').read_only, true)
+        assert.deepEqual(field(event, 'title').rules, ['1–200 characters', 'not only whitespace'])
+        assert.equal(field(event, 'title').read_only, undefined)
+        assert.ok(field(event, 'date').rules.includes('RFC 3339 date-time'))
+        const put = event.requests.find((r: Json) => r.method === 'PUT')
+        assert.deepEqual(
+          put.fields.filter((f: Json) => f.required).map((f: Json) => f.name),
+          ['title', 'date'],
+        )
+        const patch = event.requests.find((r: Json) => r.method === 'PATCH')
+        assert.deepEqual(patch.media_types, [types.mergePatch])
+        assert.ok(patch.fields.every((f: Json) => !f.required))
+        assert.ok(patch.fields.some((f: Json) => f.name === 'location_id'))
+        const events = docs['/rel/events']
+        assert.deepEqual(
+          events.fields.map((f: Json) => [f.name, f.read_only]),
+          [
+            ['total', true],
+            ['events', true],
+          ],
+        )
+        const post = events.requests.find((r: Json) => r.method === 'POST')
+        assert.deepEqual(
+          post.fields.map((f: Json) => [f.name, f.required]),
+          [
+            ['title', true],
+            ['date', true],
+            ['location_id', true],
+          ],
+        )
+        const get = events.requests.find((r: Json) => r.method === 'GET')
+        assert.deepEqual(field(get, 'q').rules, ['1–100 characters'])
+        assert.deepEqual(field(docs['/rel/location'], 'address').rules, [
+          '1–300 characters',
+          'not only whitespace',
+        ])
+        const page = await ctx.http('GET', '/rel/event', { headers: { accept: browserAccept } })
+        for (const text of ['1–200 characters', 'RFC 3339 date-time', 'read-only', types.event, 'PATCH']) {
+          assert.ok(page.text.includes(text), `the page says ${text}`)
         }
       })
 

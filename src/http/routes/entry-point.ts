@@ -3,6 +3,8 @@
 import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
 import { EntryPoint } from '../../contract/schemas.ts'
+import { entryPage } from '../html/entry-page.ts'
+import { sendHtml } from '../html/send.ts'
 import { linkHeader, paths } from '../links.ts'
 import { representEntryPoint } from '../represent.ts'
 import { registerResource } from '../resource.ts'
@@ -10,14 +12,16 @@ import { registerResource } from '../resource.ts'
 export function entryPointRoutes(app: FastifyInstance): void {
   registerResource(app, paths.entryPoint, {
     GET: {
-      produces: [mediaTypes.api, mediaTypes.json],
+      produces: [mediaTypes.api, mediaTypes.json, mediaTypes.html],
       schema: { response: { 200: EntryPoint } },
       async handler(request, reply) {
         const body = representEntryPoint()
-        return reply
-          .header('link', linkHeader(body.links))
-          .type(request.representation ?? mediaTypes.api)
-          .send(body)
+        reply.header('link', linkHeader(body.links))
+        if (request.representation === mediaTypes.html) {
+          const page = entryPage((path) => request.externalUrl(path))
+          return sendHtml(request, reply, page, 'the entry point')
+        }
+        return reply.type(request.representation ?? mediaTypes.api).send(body)
       },
     },
   })

@@ -16,6 +16,7 @@ import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
 import type { ChangeFeed } from '../event-feed.ts'
+import { eventCollectionPage, eventPage } from '../html/event-pages.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
@@ -57,6 +58,7 @@ export function eventRoutes(
       return { total, items: events }
     },
     represent: representCollection,
+    html: eventCollectionPage,
   })
 
   registerResource(app, paths.events, {
@@ -107,6 +109,8 @@ export function eventRoutes(
       schema: { response: { 200: Event } },
       get: (id) => store.getEvent(id),
       represent: representEvent,
+      // The page names the event's location: the one read beside the event's.
+      html: async (url, event) => eventPage(url, event, await store.getLocation(event.locationId)),
     }),
     PUT: {
       ...eventWrite,

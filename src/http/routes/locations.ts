@@ -13,6 +13,7 @@ import {
 import type { Location as DomainLocation } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
+import { locationCollectionPage, locationPage } from '../html/location-pages.ts'
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
 import { representLocation, representLocationCollection } from '../represent.ts'
@@ -41,6 +42,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
       return { total, items: locations }
     },
     represent: representLocationCollection,
+    html: locationCollectionPage,
   })
 
   registerResource(app, paths.locations, {
@@ -66,6 +68,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
       schema: { response: { 200: Location } },
       get: (id) => store.getLocation(id),
       represent: representLocation,
+      html: locationPage,
     }),
     PUT: {
       ...locationWrite,

@@ -1,0 +1,73 @@
+// The markup of the write forms. The forms send nothing by themselves: the script
+// (html/forms-script.ts) reads their data-* attributes and sends the contract's JSON request.
+// They stay hidden until the script runs, so a page without it is a plain read-only page, and
+// they leave checking to the service (novalidate): its 422 names each field, as for any client.
+import { html, type Interpolation } from './escape.ts'
+
+/** Where the script says what happened, read out by screen readers as it changes. */
+const statusRegion = html`<p id="status" class="status" role="status" aria-live="polite"></p>`
+
+const credentials = html`<fieldset>
+<legend>Your credentials</legend>
+<p class="hint" id="credentials-hint">An editor’s user name and password, sent with each change
+(HTTP Basic). They stay in this page: never stored, gone when you leave it.</p>
+<label for="username">User name</label>
+<input id="username" autocomplete="username" aria-describedby="credentials-hint">
+<label for="password">Password</label>
+<input id="password" type="password" autocomplete="current-password">
+</fieldset>`
+
+export interface FieldSpec {
+  readonly name: string
+  readonly label: string
+  readonly value?: string | number
+  readonly type?: 'text' | 'number'
+  readonly hint?: string
+}
+
+/** A labelled input, its hint, and the slot the script fills with its field error (422). */
+export function field(formId: string, { name, label, value, type = 'text', hint }: FieldSpec) {
+  const id = `${formId}-${name}`
+  const described = hint ? `${id}-hint ${id}-error` : `${id}-error`
+  return html`<label for="${id}">${label}</label>
+<input id="${id}" name="${name}" type="${type}" value="${value ?? ''}" aria-required="true" aria-describedby="${described}"${type === 'number' && html` min="1" step="1"`}>
+${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}
+<p class="field-error" id="${id}-error" data-error-for="${name}"></p>`
+}
+
+export interface WriteFormSpec {
+  readonly id: string
+  readonly heading: string
+  readonly method: 'POST' | 'PUT' | 'DELETE'
+  /** Public URL of the request's target. */
+  readonly action: string
+  /** The media type of the JSON body; absent for DELETE. */
+  readonly type?: string
+  /** The media type asked for in the answer (and of the current version, after a 412). */
+  readonly accept: string
+  /** The JSON representation's ETag, sent as If-Match. */
+  readonly ifMatch?: string
+  readonly success: 'updated' | 'created' | 'deleted'
+  /** Public URL of the list to go back to. */
+  readonly collection: string
+  readonly fields?: Interpolation
+  readonly submit: string
+}
+
+export function writeForm(spec: WriteFormSpec) {
+  return html`<form id="${spec.id}" data-write data-method="${spec.method}" data-action="${spec.action}"${spec.type && html` data-type="${spec.type}"`} data-accept="${spec.accept}"${spec.ifMatch && html` data-if-match="${spec.ifMatch}"`} data-success="${spec.success}" data-collection="${spec.collection}" aria-labelledby="${spec.id}-heading" novalidate>
+<h3 id="${spec.id}-heading">${spec.heading}</h3>
+${spec.fields}
+<button type="submit">${spec.submit}</button>
+</form>`
+}
+
+/** The part of a page that changes things: credentials, the forms, and the status region. */
+export function changeSection(heading: string, forms: Interpolation) {
+  return html`<section aria-labelledby="change-heading" data-needs-script hidden>
+<h2 id="change-heading">${heading}</h2>
+${credentials}
+${statusRegion}
+${forms}
+</section>`
+}
