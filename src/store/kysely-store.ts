@@ -55,6 +55,7 @@ import {
   requireLocation,
   requireStorable,
   titleColumns,
+  updateEventLogged,
   updateVersioned,
 } from './writes.ts'
 
@@ -180,6 +181,22 @@ export class KyselyStore implements EventStore {
   }
 
   async updateEvent(id: number, changes: EventChanges, precondition?: Precondition) {
+    // A new location is checked first (and an empty patch logs nothing): those take the
+    // transaction below; the common edit is one statement where the dialect allows it.
+    if (
+      this.dialect.flavour.changeNumbering === 'by-readers' &&
+      changes.locationId === undefined &&
+      Object.keys(changes).length > 0
+    ) {
+      requireStorable('/title', changes.title)
+      const values = {
+        ...(changes.title !== undefined && titleColumns(changes.title)),
+        ...(changes.date !== undefined && { starts_at: changes.date }),
+      }
+      const event = toEvent(await this.#guard(() => updateEventLogged(this.#db, id, values, precondition)))
+      this.#changed()
+      return event
+    }
     return this.#writeEvents(async (trx) => {
       requireStorable('/title', changes.title)
       if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
@@ -418,9 +435,14 @@ export class KyselyStore implements EventStore {
    */
   async #writeEvents<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
     const result = await this.#write(work)
+    this.#changed()
+    return result
+  }
+
+  /** After a change was committed: this process's feed reads the log, and other processes' are told. */
+  #changed() {
     this.#wakeWatchers()
     this.dialect.notify?.()
-    return result
   }
 
   #wakeWatchers() {

@@ -1,5 +1,6 @@
-// The write steps the store's operations share. Each runs inside the caller's transaction.
-import type { Selectable, Updateable } from 'kysely'
+// The write steps the store's operations share. Each runs inside the caller's transaction, except
+// updateEventLogged, which is a transaction of its own.
+import { type Selectable, sql, type Updateable } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
@@ -135,6 +136,55 @@ export async function updateVersioned<T extends Versioned>(
     .executeTakeFirst()
   if (!row) throw await whyNotWritten(trx, table, id, precondition)
   return row as Selectable<Database[T]>
+}
+
+/**
+ * updateVersioned for an event, with its change logged unnumbered (change-log.ts), as one
+ * statement: the statement is its own transaction, so the write costs one round trip instead of
+ * four (BEGIN, UPDATE, INSERT, COMMIT). Only where the log is numbered by its readers (a numbered
+ * append must take the log's lock first) and where a WITH clause may hold writes (PostgreSQL).
+ */
+export async function updateEventLogged(
+  db: Executor,
+  id: number,
+  values: Updateable<Database['events']>,
+  precondition: Precondition | undefined,
+  now = Date.now(),
+): Promise<Selectable<Database['events']>> {
+  const row = await db
+    .with('written', (qb) =>
+      withPrecondition(
+        qb
+          .updateTable('events')
+          .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+          .where('id', '=', id),
+        precondition,
+      ).returningAll(),
+    )
+    .with('logged', (qb) =>
+      qb
+        .insertInto('change_log')
+        .columns(['kind', 'event_id', 'title', 'starts_at', 'location_id', 'version', 'changed_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('written')
+            .select([
+              sql.lit('updated').as('kind'),
+              'id',
+              'title',
+              'starts_at',
+              'location_id',
+              'version',
+              sql.val(now).as('changed_at'),
+            ]),
+        ),
+    )
+    .selectFrom('written')
+    .selectAll()
+    .executeTakeFirst()
+  // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
+  if (!row) throw await whyNotWritten(db, 'events', id, precondition)
+  return row
 }
 
 /** Deletes row `id` when the precondition holds; else fails as whyNotWritten says. */
