@@ -48,7 +48,11 @@ export async function open(options: TransportOptions, outgoing: Outgoing): Promi
     ...outgoing.headers,
     ...(outgoing.body !== undefined && { 'content-type': outgoing.body.contentType }),
   }
-  Object.assign(headers, credentialFields(options.credentials, outgoing, headers, body))
+  // Reads need no credentials (CONTRACT.md §4): sent with writes only, a signature's nonce and
+  // the service's password check are spent where they count.
+  if (writes.has(outgoing.method)) {
+    Object.assign(headers, credentialFields(options.credentials, outgoing, headers, body))
+  }
   try {
     return await request(outgoing.url, {
       method: outgoing.method as Dispatcher.HttpMethod,
@@ -109,6 +113,8 @@ export async function refusal(res: Dispatcher.ResponseData, outgoing: Outgoing):
     return new ProblemError(problem, describe(outgoing), retryAfter(Array.isArray(retry) ? retry[0] : retry))
   return new UnexpectedResponseError(res.statusCode, contentType, excerpt(text), describe(outgoing))
 }
+
+const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 export const describe = (outgoing: Pick<Outgoing, 'method' | 'url'>) =>
   `${outgoing.method} ${outgoing.url.href}`

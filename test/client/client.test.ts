@@ -197,6 +197,8 @@ for (const target of storeTargets) {
       const forbidden = await failure(readerClient.events.create(body))
       assert.ok(forbidden instanceof ProblemError && forbidden.status === 403, String(forbidden))
       assert.equal((await anonymous.events.list({ q: 'refused' })).total, 0)
+      // Reads carry no credentials, so wrong ones cost a reader nothing.
+      assert.equal((await wrong.events.list({ q: 'refused' })).total, 0)
     })
 
     it('signs requests with an API key: writes pass for an editor key, a reader key gets 403', async () => {
