@@ -115,10 +115,11 @@ export const clientCommands: readonly Command[] = [
     name: 'events list',
     operands: [],
     options: [...connectionOptions, 'page', 'per-page', 'all', 'location', 'from', 'to', 'q', 'table'],
-    synopsis: '[--page N] [--per-page M] [--all] [--location ID] [--from D] [--to D] [--q TEXT] [--table]',
+    synopsis: '[--page N] [--per-page M] [--all] [--table] [filters]',
     help:
       'a page of events as the service sends it; --all:\n' +
-      'every event the filters find, one JSON line each',
+      'every event found, one JSON line each; filters:\n' +
+      '--location ID, --from D, --to D, --q TEXT',
     run: ({ options }) =>
       speaking(options, async (client) => {
         const query = {
