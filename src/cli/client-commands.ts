@@ -29,13 +29,8 @@ function setting(options: Options, flag: CommandOption, variable: string): strin
  */
 export async function connect(options: Options): Promise<EventServiceClient> {
   const url = setting(options, 'url', 'ERS_URL') ?? defaultServiceUrl
-  let base: URL
-  try {
-    base = new URL(url)
-  } catch {
-    throw new UsageError(`--url must be an http:// or https:// URL, not "${url}"`)
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+  const base = URL.canParse(url) ? new URL(url) : undefined
+  if (base?.protocol !== 'http:' && base?.protocol !== 'https:') {
     throw new UsageError(`--url must be an http:// or https:// URL, not "${url}"`)
   }
   const flagged = (names: CommandOption[]) => names.some((name) => options[name] !== undefined)
@@ -61,7 +56,7 @@ export async function connect(options: Options): Promise<EventServiceClient> {
 }
 
 /** An integer operand or flag value of at least `min` (an id, a page: 1). */
-function positive(text: string | boolean | undefined, what: string, min = 1): number | undefined {
+function integer(text: string | boolean | undefined, what: string, min = 1): number | undefined {
   if (text === undefined) return undefined
   const value = Number(text)
   if (typeof text !== 'string' || !/^\d{1,16}$/.test(text) || !Number.isSafeInteger(value) || value < min) {
@@ -107,7 +102,7 @@ async function explain(error: unknown, client: EventServiceClient): Promise<unkn
 const eventFields = (options: Options) => ({
   ...(options.title !== undefined && { title: text(options.title) }),
   ...(options.date !== undefined && { date: text(options.date) }),
-  ...(options.location !== undefined && { location_id: positive(options.location, '--location') }),
+  ...(options.location !== undefined && { location_id: integer(options.location, '--location') }),
 })
 
 export const clientCommands: readonly Command[] = [
@@ -123,8 +118,8 @@ export const clientCommands: readonly Command[] = [
     run: ({ options }) =>
       speaking(options, async (client) => {
         const query = {
-          perPage: positive(options['per-page'], '--per-page'),
-          locationId: positive(options.location, '--location'),
+          perPage: integer(options['per-page'], '--per-page'),
+          locationId: integer(options.location, '--location'),
           from: text(options.from),
           to: text(options.to),
           q: text(options.q),
@@ -139,7 +134,7 @@ export const clientCommands: readonly Command[] = [
           if (options.table) printLine(eventTable(events))
           return
         }
-        const page = await client.events.list({ ...query, page: positive(options.page, '--page') })
+        const page = await client.events.list({ ...query, page: integer(options.page, '--page') })
         if (!options.table) return printJson(page.representation)
         printLine(eventTable(page.items))
         printLine(`(${page.items.length} of ${page.total} events)`)
@@ -153,7 +148,7 @@ export const clientCommands: readonly Command[] = [
     help: 'one event',
     run: ({ operands: [id], options }) =>
       speaking(options, async (client) => {
-        const event = await client.events.get(positive(id, 'ID') as number)
+        const event = await client.events.get(integer(id, 'ID') as number)
         printLine(options.table ? eventTable([event]) : JSON.stringify(event))
       }),
   },
@@ -165,11 +160,11 @@ export const clientCommands: readonly Command[] = [
     help: 'create an event and print it (needs an editor)',
     run: ({ options }) =>
       speaking(options, async (client) => {
-        const fields = eventFields(options)
-        if (fields.title === undefined || fields.date === undefined || fields.location_id === undefined) {
+        const { title, date, location_id } = eventFields(options)
+        if (title === undefined || date === undefined || location_id === undefined) {
           throw new UsageError('events create needs --title T, --date D and --location ID')
         }
-        const event = await client.events.create(fields as Required<typeof fields> & { location_id: number })
+        const event = await client.events.create({ title, date, location_id })
         printLine(options.table ? eventTable([event]) : JSON.stringify(event))
       }),
   },
@@ -184,7 +179,7 @@ export const clientCommands: readonly Command[] = [
     run: ({ operands: [id], options }) =>
       speaking(options, async (client) => {
         const changes = eventFields(options)
-        const eventId = positive(id, 'ID') as number
+        const eventId = integer(id, 'ID') as number
         if (Object.keys(changes).length === 0) {
           throw new UsageError('events update needs at least one of --title, --date, --location')
         }
@@ -200,7 +195,7 @@ export const clientCommands: readonly Command[] = [
     help: 'delete an event (read first, deleted with If-Match)',
     run: ({ operands: [id], options }) =>
       speaking(options, async (client) => {
-        await client.events.delete(await client.events.get(positive(id, 'ID') as number))
+        await client.events.delete(await client.events.get(integer(id, 'ID') as number))
       }),
   },
   {
@@ -219,7 +214,7 @@ export const clientCommands: readonly Command[] = [
         const interrupt = () => stop.abort()
         process.once('SIGINT', interrupt).once('SIGTERM', interrupt)
         try {
-          const after = positive(options.after, '--after', 0)
+          const after = integer(options.after, '--after', 0)
           const feed = client.events.changes({
             ...(after !== undefined && { lastEventId: after }),
             signal: stop.signal,
@@ -246,7 +241,7 @@ export const clientCommands: readonly Command[] = [
     help: 'one location, from the service',
     run: ({ operands: [id], options }) =>
       speaking(options, async (client) => {
-        const location = await client.locations.get(positive(id, 'ID') as number)
+        const location = await client.locations.get(integer(id, 'ID') as number)
         printLine(options.table ? locationTable([location]) : JSON.stringify(location))
       }),
   },
