@@ -32,6 +32,6 @@ export {
   ProblemError,
   UnexpectedResponseError,
 } from './errors.ts'
-export type { Page, PageRelation, WriteOptions } from './resource.ts'
+export type { CreateOptions, Page, PageRelation, WriteOptions } from './resource.ts'
 export { type SignedFields, type SignRequestInput, signRequest } from './sign-request.ts'
 export type { Credentials } from './transport.ts'

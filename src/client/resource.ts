@@ -43,6 +43,14 @@ export interface WriteOptions {
   readonly etag?: string
 }
 
+export interface CreateOptions {
+  /**
+   * POST /events: a retry with the same key and body within 24 h gets the first answer and
+   * creates nothing (CONTRACT.md §3), so a create whose answer was lost can be sent again.
+   */
+  readonly idempotencyKey?: string
+}
+
 export interface Kind {
   /** Relation of the collection in the entry point. */
   readonly collectionRel: string
@@ -105,7 +113,7 @@ export class Resource<T extends Item, C, Create, Replace, Patch, Query> {
     }
   }
 
-  async create(body: Create): Promise<T> {
+  async create(body: Create, options: CreateOptions = {}): Promise<T> {
     const url = await this.collectionUrl()
     const answer = await send(
       this.session.transport,
@@ -114,6 +122,9 @@ export class Resource<T extends Item, C, Create, Replace, Patch, Query> {
         url,
         accept: this.kind.itemType,
         body: { contentType: mediaTypes.json, value: body },
+        ...(options.idempotencyKey !== undefined && {
+          headers: { 'idempotency-key': JSON.stringify(options.idempotencyKey) },
+        }),
       },
       [this.kind.itemType],
     )

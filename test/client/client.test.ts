@@ -157,6 +157,17 @@ for (const target of storeTargets) {
       assert.equal(gone.status, 404)
     })
 
+    it('sends an Idempotency-Key, so a create sent again creates nothing', async () => {
+      const body = { title: 'Once', date: '2027-07-01T10:00:00Z', location_id: locationId }
+      const key = `client-${randomBytes(8).toString('hex')}`
+      const first = await client.events.create(body, { idempotencyKey: key })
+      const again = await client.events.create(body, { idempotencyKey: key })
+      assert.deepEqual(again, first)
+      assert.equal((await anonymous.events.list({ q: 'once' })).total, 1)
+      const other = await failure(client.events.create({ ...body, title: 'Twice' }, { idempotencyKey: key }))
+      assert.ok(other instanceof ProblemError && other.status === 422, String(other))
+    })
+
     it('refuses to write without a known ETag rather than write unconditionally', async () => {
       const created = await newEvent('Listed')
       const listed = (await anonymous.events.list({ q: 'listed' })).items[0]
