@@ -5,6 +5,7 @@ import { passwordProblem } from '../domain/password-policy.ts'
 import { type Role, roles } from '../domain/types.ts'
 import type { KyselyStore } from '../store/kysely-store.ts'
 import { backup } from './backup.ts'
+import { clientCommands, clientUsage } from './client-commands.ts'
 import { CliError } from './errors.ts'
 
 /** Options of particular commands (every setting is also a flag of every command). */
@@ -14,6 +15,22 @@ export const commandOptions = {
   name: { type: 'string' },
   address: { type: 'string' },
   json: { type: 'boolean' },
+  // The client commands' (client-commands.ts); `password` is also theirs, as the credential.
+  url: { type: 'string' },
+  user: { type: 'string' },
+  key: { type: 'string' },
+  secret: { type: 'string' },
+  page: { type: 'string' },
+  'per-page': { type: 'string' },
+  all: { type: 'boolean' },
+  title: { type: 'string' },
+  date: { type: 'string' },
+  location: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  q: { type: 'string' },
+  table: { type: 'boolean' },
+  after: { type: 'string' },
 } as const
 export type CommandOption = keyof typeof commandOptions
 
@@ -66,8 +83,8 @@ export const commands: readonly Command[] = [
     synopsis: '[--role editor|reader] [--password P]',
     help:
       'add a user, or change their role and password\n' +
-      '(role: editor unless given; without --password the\n' +
-      'password is read from standard input)',
+      '(role: editor unless given; --password is the new\n' +
+      "user's; without it, it is read from standard input)",
     run: async ({ operands: [name = ''], options, config }) => {
       const role = (options.role ?? 'editor') as Role
       if (!roles.includes(role)) throw new CliError(`--role must be one of ${roles.join(', ')}`)
@@ -242,6 +259,7 @@ export const commands: readonly Command[] = [
     help: 'copy the SQLite database to the new file FILE,\nwhile the service keeps running',
     run: ({ operands: [file = ''], config }) => withStore(config, (store) => backup(store, file)),
   },
+  ...clientCommands,
 ]
 
 /** The usage text, from the table above and the settings. */
@@ -267,8 +285,9 @@ ${lines.join('\n')}
 Settings (flag, or environment variable):
 ${settings.join('\n')}
 
-Exit status: 0 done; 1 failed (the database could not be reached, say);
-2 the command line or the input is wrong.
+${clientUsage}
+Exit status: 0 done; 1 failed (the database or the service could not be
+reached, the service refused); 2 the command line or the input is wrong.
 `
 }
 

@@ -1,0 +1,50 @@
+// What every part of a client shares: where the service is, how to reach it, the links of its
+// entry point (read once), and the ETag of each representation it has read.
+import { mediaTypes } from '../contract/media-types.ts'
+import type { EntryPointRepresentation } from '../contract/schemas.ts'
+import { ClientError } from './errors.ts'
+import { findLink, normaliseBase, resolveUri } from './links.ts'
+import { send, type TransportOptions } from './transport.ts'
+
+export interface Session {
+  readonly base: URL
+  readonly transport: TransportOptions
+  /** GET / (read once; read again after a failure). */
+  entryPoint(): Promise<EntryPointRepresentation>
+  /** The URL the entry point links with relation `rel`. */
+  entryLink(rel: string): Promise<URL>
+  /** Where a `uri` of a representation or a Link field points. */
+  resolve(uri: string): URL
+  /** ETags of representations as read, by object: kept as long as the caller keeps the object. */
+  readonly etags: WeakMap<object, string>
+}
+
+export function createSession(baseUrl: string | URL, transport: TransportOptions): Session {
+  const base = normaliseBase(baseUrl)
+  let entry: Promise<EntryPointRepresentation> | undefined
+  const session: Session = {
+    base,
+    transport,
+    etags: new WeakMap(),
+    resolve: (uri) => resolveUri(base, uri),
+    entryPoint() {
+      entry ??= send(transport, { method: 'GET', url: resolveUri(base, '/'), accept: mediaTypes.api }, [
+        mediaTypes.api,
+        mediaTypes.json,
+      ]).then(
+        (answer) => answer.json as EntryPointRepresentation,
+        (error: unknown) => {
+          entry = undefined
+          throw error
+        },
+      )
+      return entry
+    },
+    async entryLink(rel) {
+      const link = findLink((await session.entryPoint()).links, rel)
+      if (!link) throw new ClientError(`the entry point at ${base.href} has no link "${rel}"`)
+      return session.resolve(link.uri)
+    },
+  }
+  return session
+}
