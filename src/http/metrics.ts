@@ -1,9 +1,10 @@
 // Prometheus metrics: requests and their latency by route and status, the database pool, and
 // the process. One registry per app, so tests can build many apps side by side.
 import type { FastifyInstance } from 'fastify'
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { mediaTypes } from '../contract/media-types.ts'
 import type { EventStore } from '../store/event-store.ts'
+import { LatencyHistogram, type LatencySeries } from './latency-histogram.ts'
 import { registerResource } from './resource.ts'
 
 export interface MetricSources {
@@ -18,7 +19,7 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
   type Labels = Record<(typeof labelNames)[number], string>
   // Answers are counted here, per label combination, and handed to prom-client when it is read:
   // its inc() hashes and validates the labels object on every call.
-  const answered = new Map<string, { readonly labels: Labels; count: number }>()
+  const answered = new Map<string, { readonly labels: Labels; count: number; latency: LatencySeries }>()
   new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status',
@@ -32,13 +33,12 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
       }
     },
   })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to response, by method, route pattern and status',
-    labelNames,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  })
+  const duration = new LatencyHistogram(
+    'http_request_duration_seconds',
+    'Time from request to response, by method, route pattern and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registry,
+  )
   const serverErrors = new Counter({
     name: 'http_server_errors_total',
     help: 'Responses with a 5xx status',
@@ -85,11 +85,12 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
     const key = `${status} ${method} ${route}`
     let entry = answered.get(key)
     if (!entry) {
-      entry = { labels: { method, route, status: String(status) }, count: 0 }
+      const labels = { method, route, status: String(status) }
+      entry = { labels, count: 0, latency: duration.series(labels) }
       answered.set(key, entry)
     }
     entry.count++
-    duration.observe(entry.labels, reply.elapsedTime / 1000)
+    entry.latency.observe(reply.elapsedTime / 1000)
     if (status >= 500) serverErrors.inc()
     done()
   })
