@@ -88,7 +88,13 @@ async function startPair(
     ),
     startServer(
       'baseline',
-      pinning.server([process.execPath, ...productionNodeFlags, '--import', 'tsx', 'bench/baseline/server.ts']),
+      pinning.server([
+        process.execPath,
+        ...productionNodeFlags,
+        '--import',
+        'tsx',
+        'bench/baseline/server.ts',
+      ]),
       { ...process.env, BASELINE_DATABASE_URL: copy.url, HOST: '127.0.0.1', PORT: String(baselinePort) },
       baselinePort,
       '/health/ready',
