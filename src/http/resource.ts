@@ -22,6 +22,21 @@ export interface Operation {
    * /events: its change feed); OPTIONS links to it as `describedby`.
    */
   readonly describedBy?: string
+  /**
+   * Answers with an ETag and honours preconditions: If-None-Match on a read (304), If-Match and
+   * If-None-Match (412). The OpenAPI document (http/openapi.ts) reads this and the traits below.
+   */
+  readonly etag?: boolean
+  /** A page of a collection: its parameters also in the query string, its pages in `Link`. */
+  readonly paged?: boolean
+  /** Answers with a `Link` field (the entry point's links). */
+  readonly links?: boolean
+  /** Creates a resource: 201 with `Location`. */
+  readonly created?: boolean
+  /** When the operation answers 409 (absent: never). */
+  readonly conflict?: string
+  /** Honours `Idempotency-Key` (a reused key with another body: 422). */
+  readonly idempotencyKey?: boolean
   handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
 }
 
@@ -71,7 +86,23 @@ export function acceptFieldOf(method: Method): string | undefined {
   return acceptFields[method]
 }
 
+/** One resource of the route table: its URL (Fastify syntax, `:id`) and its operations. */
+export interface RouteEntry {
+  readonly url: string
+  readonly resource: Resource
+}
+
+// Per app, since tests build many apps in one process.
+const tables = new WeakMap<FastifyInstance, RouteEntry[]>()
+
+/** The resources registered on `app` so far, in order (the OpenAPI document is made from them). */
+export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
+  return tables.get(app) ?? []
+}
+
 export function registerResource(app: FastifyInstance, url: string, resource: Resource): void {
+  const table = tables.get(app) ?? []
+  tables.set(app, [...table, { url, resource }])
   const allow = allowedMethods(resource).join(', ')
   const described = Object.values(resource).flatMap((operation) =>
     operation.describedBy ? [`<${operation.describedBy}>; rel="describedby"`] : [],

@@ -31,6 +31,7 @@ export function readOperation<T extends { version: number }>(resource: {
 }): Operation {
   return {
     produces: resource.produces,
+    etag: true,
     schema: resource.schema,
     async handler(request, reply) {
       const id = pathId(request, resource.what)

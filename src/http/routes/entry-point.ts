@@ -11,6 +11,7 @@ export function entryPointRoutes(app: FastifyInstance): void {
   registerResource(app, paths.entryPoint, {
     GET: {
       produces: [mediaTypes.api, mediaTypes.json],
+      links: true,
       schema: { response: { 200: EntryPoint } },
       async handler(request, reply) {
         const body = representEntryPoint()

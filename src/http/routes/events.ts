@@ -26,7 +26,13 @@ import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-
 const bodyTypes = [mediaTypes.event, mediaTypes.json]
 const eventTypes = [mediaTypes.event, mediaTypes.json]
 /** A write that takes an event body and answers with the event. */
-const eventWrite = { write: true, produces: eventTypes, consumes: bodyTypes, bodyRequired: true } as const
+const eventWrite = {
+  write: true,
+  produces: eventTypes,
+  consumes: bodyTypes,
+  bodyRequired: true,
+  etag: true,
+} as const
 
 function toMillis(text: string): number {
   const parsed = parseDateTime(text)
@@ -74,6 +80,8 @@ export function eventRoutes(
     QUERY: list,
     POST: {
       ...eventWrite,
+      created: true,
+      idempotencyKey: true,
       schema: { body: EventCreate, response: { 201: Event } },
       async handler(request, reply) {
         const body = request.body as EventCreate
@@ -136,6 +144,7 @@ export function eventRoutes(
     },
     DELETE: {
       write: true,
+      etag: true,
       async handler(request, reply) {
         const id = eventId(request)
         await store.deleteEvent(id, writePrecondition(request))

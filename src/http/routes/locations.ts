@@ -26,6 +26,7 @@ const locationWrite = {
   produces: locationTypes,
   consumes: locationTypes,
   bodyRequired: true,
+  etag: true,
 } as const
 
 export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
@@ -47,6 +48,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
     GET: list,
     POST: {
       ...locationWrite,
+      created: true,
       schema: { body: LocationCreate, response: { 201: Location } },
       async handler(request, reply) {
         const { name, address } = request.body as LocationCreate
@@ -94,6 +96,8 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
     },
     DELETE: {
       write: true,
+      etag: true,
+      conflict: 'events still take place at the location',
       async handler(request, reply) {
         // 409 while events take place there (the store counts them, race-free).
         await store.deleteLocation(locationId(request), writePrecondition(request))
