@@ -67,6 +67,13 @@ export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo
     indexPrefix: '.',
     theme: { title: 'Event Resource Service API' },
     uiConfig: { deepLinking: true },
+    // The page loads the document from ./json. Its server "/" would resolve to the host's root,
+    // past a proxy's path prefix: this copy names the base the page was reached at (TRUST_PROXY).
+    transformSpecificationClone: false,
+    transformSpecification: (spec, request) => ({
+      ...spec,
+      servers: [{ url: request.externalUrl('/'), description: 'where this page was reached' }],
+    }),
   })
 }
 
