@@ -1,11 +1,29 @@
 // The route table. Each resource declares its operations once; from that one declaration come the
 // routes, OPTIONS, 405 with Allow (RFC 9110 §15.5.6) and the Accept-Post / Accept-Patch /
 // Accept-Query fields, so what is advertised can never drift from what is served.
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 
-export interface Operation {
+/** A request whose body and query have the static types of the operation's TypeBox schemas. */
+export type TypedRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  S,
+  TypeBoxTypeProvider
+>
+
+export interface Operation<S extends FastifySchema = FastifySchema> {
   /** Needs credentials of a user allowed to write. */
   readonly write?: boolean
   /** Media types the response can take, the preferred first; absent for responses without a body. */
@@ -16,7 +34,7 @@ export interface Operation {
   readonly bodyRequired?: boolean
   /** Status of a schema validation failure: 422 for fields, 400 for parameters. */
   readonly validationStatus?: 400 | 422
-  readonly schema?: FastifySchema
+  readonly schema?: S
   /**
    * A link relation whose documentation tells what the operation offers beyond this table (GET
    * /events: its change feed); OPTIONS links to it as `describedby`.
@@ -37,8 +55,11 @@ export interface Operation {
   readonly conflict?: string
   /** Honours `Idempotency-Key` (a reused key with another body: 422). */
   readonly idempotencyKey?: boolean
-  handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+  handler(request: TypedRequest<S>, reply: FastifyReply): Promise<unknown>
 }
+
+/** An operation whose handler sees the types of its schemas (`request.body` from `schema.body`). */
+export const operation = <S extends FastifySchema>(declared: Operation<S>): Operation<S> => declared
 
 export type Method = 'GET' | 'QUERY' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
