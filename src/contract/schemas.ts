@@ -190,3 +190,22 @@ export const EventsQueryBody = Type.Object(
   { additionalProperties: false },
 )
 export type EventsQueryBody = Static<typeof EventsQueryBody>
+
+/** GET /health/live and /health/ready; `checks.redis` only when REDIS_URL is set. */
+export const Health = Type.Object(
+  {
+    status: Type.Union([Type.Literal('live'), Type.Literal('ready')]),
+    checks: Type.Optional(
+      Type.Object(
+        {
+          redis: Type.Object(
+            { redis: Type.Union([Type.Literal('up'), Type.Literal('down')]), detail: Type.String() },
+            { additionalProperties: false },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
