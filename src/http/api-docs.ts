@@ -83,7 +83,7 @@ const referencePage: Json = Object.fromEntries(
     method,
     {
       operationId: `${method}Docs`,
-      summary: `${method.toUpperCase()} /docs`,
+      summary: method === 'get' ? 'The reference page' : 'Headers of GET /docs',
       description:
         'The interactive reference (Swagger UI) of this document. Its assets under /docs/static/, and /docs/json and /docs/yaml (this document again, as Swagger UI loads it), are not listed here.',
       tags: ['documentation'],

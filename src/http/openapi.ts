@@ -287,7 +287,7 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
       : []
   return {
     operationId: operationId(method === 'QUERY' ? 'query' : method, url),
-    summary: `${method} ${pathTemplate(url)}`,
+    summary: summaryOf(method, url, op),
     description: descriptionOf(method, op),
     tags: [tagOf(url)],
     security: op.write
@@ -315,6 +315,31 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
         },
       }),
     responses,
+  }
+}
+
+/** A short title for the reference page, e.g. "Replace an event". */
+function summaryOf(method: Method | 'HEAD', url: string, op: Operation): string {
+  const segments = url.split('/').filter(Boolean)
+  const one = segments.at(-1)?.startsWith(':') === true
+  const collection = (one ? segments.at(-2) : segments.at(-1)) ?? ''
+  const item = collection.replace(/s$/, '')
+  const thing = one ? `one ${item}` : collection === '' ? 'the entry point' : url
+  switch (method) {
+    case 'HEAD':
+      return `Headers of GET ${pathTemplate(url)}`
+    case 'QUERY':
+      return `A page of ${collection}, parameters in the body (HTTP QUERY)`
+    case 'POST':
+      return op.created ? `Create ${/^[aeiou]/.test(item) ? 'an' : 'a'} ${item}` : `POST ${url}`
+    case 'PUT':
+      return `Replace ${thing}`
+    case 'PATCH':
+      return `Change ${thing} (merge patch)`
+    case 'DELETE':
+      return `Delete ${thing}`
+    default:
+      return op.paged ? `A page of ${collection}` : `Read ${thing}`
   }
 }
 
@@ -351,7 +376,7 @@ function optionsObject(url: string, resource: Resource): Json {
   const describedBy = Object.values(resource).some((operation) => operation.describedBy)
   return {
     operationId: operationId('options', url),
-    summary: `OPTIONS ${pathTemplate(url)}`,
+    summary: `Methods of ${pathTemplate(url)}`,
     description: `The methods of the resource (${allowedMethods(resource).join(', ')}), and the body types its operations take. Needs no credentials; a CORS preflight gets the same methods.`,
     tags: [tagOf(url)],
     security: [],
