@@ -234,7 +234,8 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
       'RateLimit',
       'RateLimit-Policy',
       'Cache-Control',
-      ...(feed ? ['ETag', 'Link'].filter(() => op.etag || op.paged) : []),
+      ...(feed && op.etag ? ['ETag'] : []),
+      ...(feed && (op.paged || op.links) ? ['Link'] : []),
     ],
   )
   const responses: Json = {
@@ -297,9 +298,7 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
     // Path parameters are the path item's.
     parameters: [
       ...query,
-      ...(op.etag && readOnly ? [parameter('IfNoneMatch')] : []),
-      ...(op.etag ? [parameter('IfMatch')] : []),
-      ...(op.etag && op.write && op.created ? [parameter('IfNoneMatch')] : []),
+      ...(op.etag ? [parameter('IfMatch'), parameter('IfNoneMatch')] : []),
       ...(op.idempotencyKey ? [parameter('IdempotencyKey')] : []),
       ...(feed && !head ? [parameter('LastEventId')] : []),
       parameter('RequestId'),
