@@ -8,7 +8,9 @@ export const Link = Type.Object(
   {
     uri: Type.String({ description: 'path of the linked resource, relative to the base URL' }),
     rel: Type.String({ description: 'space-separated relation names' }),
-    type: Type.String({ description: 'media type of the linked resource, without +json' }),
+    type: Type.String({
+      description: 'media type of the linked resource; a +json type without its +json suffix',
+    }),
   },
   { additionalProperties: false },
 )
