@@ -11,6 +11,7 @@ import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError } from './domain/errors.ts'
 import { AccessLog, requestLogger } from './http/access-log.ts'
+import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
@@ -222,6 +223,8 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
   assetRoutes(app)
   healthRoutes(app, store, counters)
   registerMetrics(app, store, { feedConnections: feed.open })
+  // Last: the OpenAPI document is made from every resource registered before it.
+  registerApiDocs(app)
   return app
 }
 

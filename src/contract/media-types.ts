@@ -22,6 +22,8 @@ export const linkTypes = {
   events: 'application/vnd.service.events',
   location: 'application/vnd.service.location',
   locations: 'application/vnd.service.locations',
+  /** GET /openapi.json also answers `application/vnd.oai.openapi+json` (and application/json). */
+  openApi: 'application/vnd.oai.openapi',
 } as const
 
 export const relations = {

@@ -8,7 +8,9 @@ export const Link = Type.Object(
   {
     uri: Type.String({ description: 'path of the linked resource, relative to the base URL' }),
     rel: Type.String({ description: 'space-separated relation names' }),
-    type: Type.String({ description: 'media type of the linked resource, without +json' }),
+    type: Type.String({
+      description: 'media type of the linked resource; a +json type without its +json suffix',
+    }),
   },
   { additionalProperties: false },
 )
@@ -198,3 +200,22 @@ export const EventsQueryBody = Type.Object(
   { additionalProperties: false },
 )
 export type EventsQueryBody = Static<typeof EventsQueryBody>
+
+/** GET /health/live and /health/ready; `checks.redis` only when REDIS_URL is set. */
+export const Health = Type.Object(
+  {
+    status: Type.Union([Type.Literal('live'), Type.Literal('ready')]),
+    checks: Type.Optional(
+      Type.Object(
+        {
+          redis: Type.Object(
+            { redis: Type.Union([Type.Literal('up'), Type.Literal('down')]), detail: Type.String() },
+            { additionalProperties: false },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)

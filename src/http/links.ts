@@ -15,6 +15,9 @@ export const paths = {
   eventsAt: (locationId: number) => `/events?location_id=${locationId}`,
   locations: '/locations',
   location: (id: number) => `/locations/${id}`,
+  /** The OpenAPI document (RFC 8631 service-desc) and its reference page (service-doc). */
+  openApi: '/openapi.json',
+  docs: '/docs',
   /**
    * A page of a collection (`/events` unless another is named). The parameters that choose what
    * it shows (a filter) come first, in the order given, then page and per_page.
@@ -53,10 +56,12 @@ export function locationLinks(location: Pick<Location, 'id'>): Link[] {
 
 /** What the entry point links to: every resource a client can reach starts here. */
 export function entryPointLinks(): Link[] {
-  // service-desc (/openapi.json) and service-doc (/docs), RFC 8631, join these once they are served.
   return [
     { uri: paths.events, rel: relations.events, type: linkTypes.events },
     { uri: paths.locations, rel: relations.locations, type: linkTypes.locations },
+    // RFC 8631: the description of the service for machines, and its documentation for people.
+    { uri: paths.openApi, rel: 'service-desc', type: linkTypes.openApi },
+    { uri: paths.docs, rel: 'service-doc', type: 'text/html' },
   ]
 }
 

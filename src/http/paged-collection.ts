@@ -77,6 +77,8 @@ export function pagedCollection<T extends { id: number; version: number }, S = n
     produces: html ? [...collection.produces, mediaTypes.html] : collection.produces,
     consumes: collection.consumes,
     validationStatus: 400,
+    etag: true,
+    paged: true,
     schema: collection.schema,
     async handler(request, reply) {
       const body = request.body as PagingBody | undefined

@@ -1,11 +1,29 @@
 // The route table. Each resource declares its operations once; from that one declaration come the
 // routes, OPTIONS, 405 with Allow (RFC 9110 §15.5.6) and the Accept-Post / Accept-Patch /
 // Accept-Query fields, so what is advertised can never drift from what is served.
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 
-export interface Operation {
+/** A request whose body and query have the static types of the operation's TypeBox schemas. */
+export type TypedRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  S,
+  TypeBoxTypeProvider
+>
+
+export interface Operation<S extends FastifySchema = FastifySchema> {
   /** Needs credentials of a user allowed to write. */
   readonly write?: boolean
   /** Media types the response can take, the preferred first; absent for responses without a body. */
@@ -16,14 +34,32 @@ export interface Operation {
   readonly bodyRequired?: boolean
   /** Status of a schema validation failure: 422 for fields, 400 for parameters. */
   readonly validationStatus?: 400 | 422
-  readonly schema?: FastifySchema
+  readonly schema?: S
   /**
    * A link relation whose documentation tells what the operation offers beyond this table (GET
    * /events: its change feed); OPTIONS links to it as `describedby`.
    */
   readonly describedBy?: string
-  handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+  /**
+   * Answers with an ETag and honours preconditions: If-None-Match on a read (304), If-Match and
+   * If-None-Match (412). The OpenAPI document (http/openapi.ts) reads this and the traits below.
+   */
+  readonly etag?: boolean
+  /** A page of a collection: its parameters also in the query string, its pages in `Link`. */
+  readonly paged?: boolean
+  /** Answers with a `Link` field (the entry point's links). */
+  readonly links?: boolean
+  /** Creates a resource: 201 with `Location`. */
+  readonly created?: boolean
+  /** When the operation answers 409 (absent: never). */
+  readonly conflict?: string
+  /** Honours `Idempotency-Key` (a reused key with another body: 422). */
+  readonly idempotencyKey?: boolean
+  handler(request: TypedRequest<S>, reply: FastifyReply): Promise<unknown>
 }
+
+/** An operation whose handler sees the types of its schemas (`request.body` from `schema.body`). */
+export const operation = <S extends FastifySchema>(declared: Operation<S>): Operation<S> => declared
 
 export type Method = 'GET' | 'QUERY' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -71,17 +107,31 @@ export function acceptFieldOf(method: Method): string | undefined {
   return acceptFields[method]
 }
 
-/** Each app's route table, by URL: what the relation docs read (http/relation-docs.ts). */
-const tables = new WeakMap<FastifyInstance, Map<string, Resource>>()
+/** One resource of the route table: its URL (Fastify syntax, `:id`) and its operations. */
+export interface RouteEntry {
+  readonly url: string
+  readonly resource: Resource
+}
+
+// Per app, since tests build many apps in one process.
+const tables = new WeakMap<FastifyInstance, RouteEntry[]>()
+
+/**
+ * The resources registered on `app` so far, in order: the OpenAPI document and the relation docs
+ * (http/relation-docs.ts) are made from them.
+ */
+export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
+  return tables.get(app) ?? []
+}
 
 /** The resource registered at `url` (as written in the table, `/events/:id`), if any. */
 export function registeredResource(app: FastifyInstance, url: string): Resource | undefined {
-  return tables.get(app)?.get(url)
+  return routeTable(app).find((entry) => entry.url === url)?.resource
 }
 
 export function registerResource(app: FastifyInstance, url: string, resource: Resource): void {
-  const table = tables.get(app) ?? new Map<string, Resource>()
-  tables.set(app, table.set(url, resource))
+  const table = tables.get(app) ?? []
+  tables.set(app, [...table, { url, resource }])
   const allow = allowedMethods(resource).join(', ')
   const described = Object.values(resource).flatMap((operation) =>
     operation.describedBy ? [`<${operation.describedBy}>; rel="describedby"`] : [],

@@ -37,6 +37,7 @@ export function readOperation<T extends { version: number }>(resource: {
   const { html } = resource
   return {
     produces: html ? [...resource.produces, mediaTypes.html] : resource.produces,
+    etag: true,
     schema: resource.schema,
     async handler(request, reply) {
       const id = pathId(request, resource.what)

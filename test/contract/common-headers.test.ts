@@ -11,6 +11,7 @@ import {
   jsonHeaders,
   types,
 } from '../support/contract.ts'
+import { declaredResponses } from '../support/openapi-check.ts'
 import type { RequestOptions, Response } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -76,6 +77,8 @@ for (const target of storeTargets) {
         assert.equal(res.status, status, `${method} ${path} → ${res.status} ${res.text}`)
         assertEveryResponse(method, path, res)
         assertCommonHeaders(res, `${method} ${path} → ${res.status}`)
+        // Each status as the OpenAPI document declares it for that operation.
+        ;(await declaredResponses()).check(method, path, res)
       }
     })
 

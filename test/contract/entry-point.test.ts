@@ -1,14 +1,20 @@
-// The entry point (CONTRACT.md §2, §3): GET / links to both collections, in the body and in the
-// Link field, and a client that knows only / reaches every resource by following links, each
+// The entry point (CONTRACT.md §2, §3): GET / links to both collections and, as RFC 8631
+// service-desc and service-doc, to the OpenAPI document and its reference page, in the body and in
+// the Link field; a client that knows only / reaches every resource by following links, each
 // answering 200 in the type its link declares.
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { assertProblem, contractService, type Json, parseLinkHeader, types } from '../support/contract.ts'
 import { storeTargets } from '../support/stores.ts'
 
-const entryLinks = [
+const collectionLinks = [
   { uri: '/events', rel: '/rel/events', type: 'application/vnd.service.events' },
   { uri: '/locations', rel: '/rel/locations', type: 'application/vnd.service.locations' },
+]
+const entryLinks = [
+  ...collectionLinks,
+  { uri: '/openapi.json', rel: 'service-desc', type: 'application/vnd.oai.openapi' },
+  { uri: '/docs', rel: 'service-doc', type: 'text/html' },
 ]
 
 for (const target of storeTargets) {
@@ -20,14 +26,33 @@ for (const target of storeTargets) {
       await ctx.createEvent({ location_id: other })
     })
 
-    it('GET / answers the api type with links to /events and /locations, also in Link', async () => {
+    it('GET / answers the api type with links to /events, /locations, /openapi.json and /docs, also in Link', async () => {
       const res = await ctx.http('GET', '/')
       assert.equal(res.status, 200, res.text)
       assert.equal(res.header('content-type'), types.api)
       assert.deepEqual(res.json(), { links: entryLinks })
-      assert.equal(res.header('link'), '</events>; rel="/rel/events", </locations>; rel="/rel/locations"')
+      assert.equal(
+        res.header('link'),
+        '</events>; rel="/rel/events", </locations>; rel="/rel/locations", </openapi.json>; rel="service-desc", </docs>; rel="service-doc"',
+      )
       const links = parseLinkHeader(res.header('link'))
       for (const link of entryLinks) assert.equal(links.get(link.rel), link.uri)
+    })
+
+    it('service-desc is the OpenAPI document, in its own type on request, and service-doc a page for people', async () => {
+      const entry = (await ctx.http('GET', '/')).json()
+      const desc = entry.links.find((l: Json) => l.rel === 'service-desc')
+      const json = await ctx.http('GET', desc.uri)
+      assert.equal(json.status, 200, json.text)
+      assert.equal(json.header('content-type'), types.json, 'application/json by default: what tools expect')
+      assert.match(json.json().openapi, /^3\.1\./)
+      const own = await ctx.http('GET', desc.uri, { headers: { accept: `${desc.type}+json` } })
+      assert.equal(own.header('content-type'), `${desc.type}+json`)
+      assert.equal(own.text, json.text)
+      const doc = entry.links.find((l: Json) => l.rel === 'service-doc')
+      const page = await ctx.http('GET', doc.uri, { headers: { accept: doc.type } })
+      assert.equal(page.status, 200)
+      assert.match(page.header('content-type') ?? '', /^text\/html/)
     })
 
     it('answers application/json, */* and its own type with the api type, and 406 otherwise', async () => {
@@ -59,7 +84,8 @@ for (const target of storeTargets) {
       }
       const entry = (await ctx.http('GET', '/')).json()
       const reached = new Map<string, string>()
-      for (const link of entry.links) {
+      // The service description and its page are followed in the test above.
+      for (const link of entry.links.filter((l: Json) => l.rel.startsWith('/rel/'))) {
         const collection = await follow(link)
         reached.set(link.uri, link.type)
         // The collection's own pages, from its Link field, are the same type.

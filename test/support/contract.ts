@@ -9,6 +9,7 @@ import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import { after, before } from 'node:test'
 import { request as undiciRequest } from 'undici'
+import { declaredResponses } from './openapi-check.ts'
 import {
   type RequestOptions,
   type Response,
@@ -147,11 +148,15 @@ export function assertProblem(res: Response, status: number, pointer?: string): 
   }
 }
 
-/** A client for the service that checks the every-response rules on each answer. */
+/**
+ * A client for the service that checks the every-response rules on each answer, and that the
+ * answer is one the OpenAPI document declares (test/support/openapi-check.ts).
+ */
 export function checkedClient(service: Pick<TestService, 'request'>): Http {
   return async (method, path, options) => {
     const res = await service.request(method, path, options)
     assertEveryResponse(method, path, res)
+    ;(await declaredResponses()).check(method, path, res)
     return res
   }
 }
@@ -169,6 +174,7 @@ export async function sendChunked(
   const res = await undiciRequest(`${baseUrl}${path}`, { method: method as 'POST', headers, body })
   const response = await readResponse(res)
   assertEveryResponse(method, path, response)
+  ;(await declaredResponses()).check(method, path, response)
   return response
 }
 

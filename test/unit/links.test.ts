@@ -87,13 +87,18 @@ describe('locationLinks', () => {
 })
 
 describe('entryPointLinks and linkHeader', () => {
-  it('link the entry point to both collections, and write links as RFC 8288 link-values', () => {
+  it('link the entry point to both collections and the service description, and write links as RFC 8288 link-values', () => {
     const links = entryPointLinks()
     assert.deepEqual(links, [
       { uri: '/events', rel: '/rel/events', type: 'application/vnd.service.events' },
       { uri: '/locations', rel: '/rel/locations', type: 'application/vnd.service.locations' },
+      { uri: '/openapi.json', rel: 'service-desc', type: 'application/vnd.oai.openapi' },
+      { uri: '/docs', rel: 'service-doc', type: 'text/html' },
     ])
-    assert.equal(linkHeader(links), '</events>; rel="/rel/events", </locations>; rel="/rel/locations"')
+    assert.equal(
+      linkHeader(links),
+      '</events>; rel="/rel/events", </locations>; rel="/rel/locations", </openapi.json>; rel="service-desc", </docs>; rel="service-doc"',
+    )
   })
 })
 

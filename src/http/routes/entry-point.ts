@@ -13,6 +13,7 @@ export function entryPointRoutes(app: FastifyInstance): void {
   registerResource(app, paths.entryPoint, {
     GET: {
       produces: [mediaTypes.api, mediaTypes.json, mediaTypes.html],
+      links: true,
       schema: { response: { 200: EntryPoint } },
       async handler(request, reply) {
         const body = representEntryPoint()

@@ -21,13 +21,19 @@ import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
 import { representCollection, representEvent } from '../represent.ts'
-import { registerResource } from '../resource.ts'
+import { operation, registerResource } from '../resource.ts'
 import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
 
 const bodyTypes = [mediaTypes.event, mediaTypes.json]
 const eventTypes = [mediaTypes.event, mediaTypes.json]
 /** A write that takes an event body and answers with the event. */
-const eventWrite = { write: true, produces: eventTypes, consumes: bodyTypes, bodyRequired: true } as const
+const eventWrite = {
+  write: true,
+  produces: eventTypes,
+  consumes: bodyTypes,
+  bodyRequired: true,
+  etag: true,
+} as const
 
 function toMillis(text: string): number {
   const parsed = parseDateTime(text)
@@ -74,11 +80,13 @@ export function eventRoutes(
     },
     // The HTTP QUERY method: the same safe read, for intermediaries that drop a GET's body.
     QUERY: list,
-    POST: {
+    POST: operation({
       ...eventWrite,
+      created: true,
+      idempotencyKey: true,
       schema: { body: EventCreate, response: { 201: Event } },
       async handler(request, reply) {
-        const body = request.body as EventCreate
+        const body = request.body
         const input = { title: body.title, date: toMillis(body.date), locationId: body.location_id }
         // The target of POST is the collection, which always exists: If-Match: * holds and
         // If-None-Match: * fails (RFC 9110 §13.1.1, §13.1.2). Tags are compared with the ETag of
@@ -99,7 +107,7 @@ export function eventRoutes(
           : await store.createEvent(input)
         return sendEvent(reply.code(201).header('location', paths.event(event.id)), event)
       },
-    },
+    }),
   })
 
   registerResource(app, '/events/:id', {
@@ -112,24 +120,24 @@ export function eventRoutes(
       // The page names the event's location: the one read beside the event's.
       html: async (url, event) => eventPage(url, event, await store.getLocation(event.locationId)),
     }),
-    PUT: {
+    PUT: operation({
       ...eventWrite,
       schema: { body: EventReplace, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
-        const body = request.body as EventReplace
+        const body = request.body
         requireSameId(body.id, id)
         const changes = { title: body.title, date: toMillis(body.date) }
         return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
       },
-    },
-    PATCH: {
+    }),
+    PATCH: operation({
       ...eventWrite,
       consumes: [mediaTypes.mergePatch],
       schema: { body: EventPatch, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
-        const body = request.body as EventPatch
+        const body = request.body
         const changes: EventChanges = {
           ...(body.title !== undefined && { title: body.title }),
           ...(body.date !== undefined && { date: toMillis(body.date) }),
@@ -137,9 +145,10 @@ export function eventRoutes(
         }
         return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
       },
-    },
+    }),
     DELETE: {
       write: true,
+      etag: true,
       async handler(request, reply) {
         const id = eventId(request)
         await store.deleteEvent(id, writePrecondition(request))

@@ -4,6 +4,7 @@
 // answer into a 503 that would take every instance out of a load balancer at once.
 import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
+import { Health } from '../../contract/schemas.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { EventStore } from '../../store/event-store.ts'
 import type { Counters } from '../rate-limit-store.ts'
@@ -13,12 +14,14 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
   registerResource(app, '/health/live', {
     GET: {
       produces: [mediaTypes.json],
+      schema: { response: { 200: Health } },
       handler: async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'live' }),
     },
   })
   registerResource(app, '/health/ready', {
     GET: {
       produces: [mediaTypes.json],
+      schema: { response: { 200: Health } },
       async handler(request, reply) {
         reply.header('cache-control', 'no-store')
         try {

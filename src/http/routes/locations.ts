@@ -17,7 +17,7 @@ import { locationCollectionPage, locationPage } from '../html/location-pages.ts'
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
 import { representLocation, representLocationCollection } from '../represent.ts'
-import { registerResource } from '../resource.ts'
+import { operation, registerResource } from '../resource.ts'
 import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
 
 const locationTypes = [mediaTypes.location, mediaTypes.json]
@@ -27,6 +27,7 @@ const locationWrite = {
   produces: locationTypes,
   consumes: locationTypes,
   bodyRequired: true,
+  etag: true,
 } as const
 
 export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPage: number): void {
@@ -47,18 +48,19 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
 
   registerResource(app, paths.locations, {
     GET: list,
-    POST: {
+    POST: operation({
       ...locationWrite,
+      created: true,
       schema: { body: LocationCreate, response: { 201: Location } },
       async handler(request, reply) {
-        const { name, address } = request.body as LocationCreate
+        const { name, address } = request.body
         // As for POST /events: tags are compared with the collection's default page, before the
         // insert and not as part of it.
         await requirePreconditions(request, currentEtag, 'the collection of locations')
         const location = await store.createLocation({ name, address })
         return sendLocation(reply.code(201).header('location', paths.location(location.id)), location)
       },
-    },
+    }),
   })
 
   registerResource(app, '/locations/:id', {
@@ -70,33 +72,35 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
       represent: representLocation,
       html: locationPage,
     }),
-    PUT: {
+    PUT: operation({
       ...locationWrite,
       schema: { body: LocationReplace, response: { 200: Location } },
       async handler(request, reply) {
         const id = locationId(request)
-        const body = request.body as LocationReplace
+        const body = request.body
         requireSameId(body.id, id)
         const changes = { name: body.name, address: body.address }
         return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
       },
-    },
-    PATCH: {
+    }),
+    PATCH: operation({
       ...locationWrite,
       consumes: [mediaTypes.mergePatch],
       schema: { body: LocationPatch, response: { 200: Location } },
       async handler(request, reply) {
         const id = locationId(request)
-        const body = request.body as LocationPatch
+        const body = request.body
         const changes = {
           ...(body.name !== undefined && { name: body.name }),
           ...(body.address !== undefined && { address: body.address }),
         }
         return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
       },
-    },
+    }),
     DELETE: {
       write: true,
+      etag: true,
+      conflict: 'events still take place at the location',
       async handler(request, reply) {
         // 409 while events take place there (the store counts them, race-free).
         await store.deleteLocation(locationId(request), writePrecondition(request))

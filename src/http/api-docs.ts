@@ -1,0 +1,100 @@
+// GET /openapi.json, the OpenAPI document made once at start-up from the route table
+// (http/openapi.ts), and GET /docs, Swagger UI rendering it, every asset served from here: no CDN,
+// no validator, no font from another host. Registered last, so that the table is complete.
+import { readFileSync } from 'node:fs'
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { mediaTypes } from '../contract/media-types.ts'
+import { contentEtag } from '../domain/etag.ts'
+import { notModified } from './conditional.ts'
+import { paths } from './links.ts'
+import { type DocumentInfo, openApiDocument } from './openapi.ts'
+import { type Json, responseHeaders } from './openapi-parts.ts'
+import { registerResource, routeTable } from './resource.ts'
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
+
+/** The OpenAPI Initiative's type for the document, offered beside application/json. */
+export const openApiType = 'application/vnd.oai.openapi+json'
+
+const description = `A hypermedia API of events and their locations. A client needs one URL, \`/\`: every resource is reached by following links (\`links\` in each body, RFC 8288 \`Link\` fields on pages and on the entry point).
+
+**Media types.** Each representation has its own type (\`application/vnd.service.event+json\` and so on); \`Accept\` absent, \`*/*\`, \`application/*\` or \`application/json\` gets it. Anything else is 406. Request bodies are JSON (\`application/json\` or the vendor type); PATCH takes \`application/merge-patch+json\` (RFC 7396). Errors are \`application/problem+json\` (RFC 9457) with \`errors: [{pointer, detail}]\` for invalid fields.
+
+**Methods.** HEAD answers as GET without a body. OPTIONS lists the methods in \`Allow\`. A method a resource does not have is 405 with \`Allow\`, a path that names nothing 404.
+
+**QUERY.** \`/events\` also answers the HTTP QUERY method (a safe read whose parameters travel in a JSON body, for intermediaries that drop a GET's body). OpenAPI 3.1 has no slot for it (3.2's \`query\` is not yet rendered by the reference page), so it is described as the \`x-query\` operation of the path item; tools that do not know the extension ignore it.
+
+**Credentials.** Reads need none; writes need an editor's HTTP Basic credentials or an \`ers-v1\` request signature (RFC 9421). Credentials that are sent are checked on reads too.
+
+**Every response** carries \`X-Request-Id\` and \`Vary: Accept\`; counted requests carry \`RateLimit\` and \`RateLimit-Policy\`; 429 and 503 carry \`Retry-After\`.`
+
+export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo> = {}): void {
+  // Filled in below, once the table (this resource included) is complete.
+  let body = Buffer.alloc(0)
+  let etag = ''
+  registerResource(app, paths.openApi, {
+    GET: {
+      produces: [mediaTypes.json, openApiType],
+      etag: true,
+      async handler(request, reply) {
+        if (notModified(request, reply, etag, 'the OpenAPI document')) return reply.code(304).send()
+        return reply.type(request.representation ?? mediaTypes.json).send(body)
+      },
+    },
+  })
+  const document = openApiDocument(
+    routeTable(app),
+    {
+      title: 'Event Resource Service',
+      version: packageJson.version,
+      description,
+      ...info,
+    },
+    { [paths.docs]: referencePage },
+  )
+  body = Buffer.from(JSON.stringify(document))
+  etag = contentEtag(body.toString('utf8'))
+
+  // Static mode: the document above, not one collected from the routes' schemas.
+  app.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
+  app.register(fastifySwaggerUi, {
+    routePrefix: paths.docs,
+    // The page's asset URLs become ./docs/static/…: relative, so they work behind a path prefix.
+    indexPrefix: '.',
+    theme: { title: 'Event Resource Service API' },
+    uiConfig: { deepLinking: true },
+    // The page loads the document from ./json. Its server "/" would resolve to the host's root,
+    // past a proxy's path prefix: this copy names the base the page was reached at (TRUST_PROXY).
+    transformSpecificationClone: false,
+    transformSpecification: (spec, request) => ({
+      ...spec,
+      servers: [{ url: request.externalUrl('/'), description: 'where this page was reached' }],
+    }),
+  })
+}
+
+/** GET /docs is Swagger UI's page (not a route of the table), described by hand. */
+const referencePage: Json = Object.fromEntries(
+  (['get', 'head'] as const).map((method) => [
+    method,
+    {
+      operationId: `${method}Docs`,
+      summary: method === 'get' ? 'The reference page' : 'Headers of GET /docs',
+      description:
+        'The interactive reference (Swagger UI) of this document. Its assets under /docs/static/, and /docs/json and /docs/yaml (this document again, as Swagger UI loads it), are not listed here.',
+      tags: ['documentation'],
+      security: [],
+      responses: {
+        200: {
+          description: 'The reference page.',
+          headers: responseHeaders([]),
+          ...(method === 'get' && { content: { 'text/html': { schema: { type: 'string' } } } }),
+        },
+      },
+    },
+  ]),
+)
