@@ -4,60 +4,25 @@
 // screenshot is left in test-artifacts/. Outside CI the test skips, with a line saying why, when
 // Chromium or playwright-core is missing; in CI (CI=true) it must run.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { type Browser, executablePath, loadChromium } from '../support/browser.ts'
 import { type Nginx, nginxSkipReason, startNginx } from '../support/nginx.ts'
 import { startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
-const executablePath = '/usr/bin/chromium'
 const artifacts = resolve(import.meta.dirname, '../../test-artifacts')
-
-/** The little of playwright-core's API used here (it is loaded only when the test runs). */
-interface Page {
-  goto(url: string): Promise<unknown>
-  on(event: 'request', listener: (request: { url(): string }) => void): void
-  on(event: 'console', listener: (message: { type(): string; text(): string }) => void): void
-  on(event: 'pageerror', listener: (error: Error) => void): void
-  waitForSelector(selector: string, options?: { timeout?: number }): Promise<unknown>
-  evaluate<T>(fn: () => T | Promise<T>): Promise<T>
-  screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown>
-  close(): Promise<void>
-}
-interface Browser {
-  newPage(): Promise<Page>
-  close(): Promise<void>
-}
-interface Chromium {
-  launch(options: { executablePath: string; args?: string[] }): Promise<Browser>
-}
-
-async function loadChromium(): Promise<Chromium | string> {
-  if (!existsSync(executablePath)) return `${executablePath} is missing (apt-get install chromium)`
-  try {
-    const specifier = 'playwright-core'
-    return ((await import(specifier)) as { chromium: Chromium }).chromium
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-}
-
-const chromium = await loadChromium()
-if (typeof chromium === 'string') {
-  // CI promises the browser test: a silent skip there would be a false green.
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${chromium}`)
-  process.stderr.write(`note: the browser test of /docs is skipped: ${chromium}\n`)
-}
+const chromium = await loadChromium('the browser test of /docs')
 
 const [sqlite] = storeTargets
-describe('the API reference page, /docs, in a browser', { skip: typeof chromium === 'string' }, () => {
+describe('the API reference page, /docs, in a browser', { skip: !chromium }, () => {
   let service: TestService
   let browser: Browser
   let paths: string[]
 
   before(async () => {
-    if (typeof chromium === 'string' || !sqlite) return
+    if (!chromium || !sqlite) return
     // Trusting the local proxy, so that the page under a prefix names that prefix as its server.
     service = await startService(sqlite, { trustProxy: '127.0.0.1' })
     paths = Object.keys((await service.request('GET', '/openapi.json')).json().paths)

@@ -2,47 +2,17 @@
 // playwright-core (which never downloads a browser of its own). Outside CI the test skips, with a
 // line saying why, when Chromium or playwright-core is missing; in CI (CI=true) it must run.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { type Browser, executablePath, loadChromium, type Page } from '../support/browser.ts'
 import { freePort } from '../support/nginx.ts'
 import { type ServerProcess, startServerProcess } from '../support/process.ts'
 import { basic, send, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
-const executablePath = '/usr/bin/chromium'
-
-/** The little of playwright-core's API used here (it is loaded only when the test runs). */
-interface Page {
-  goto(url: string): Promise<unknown>
-  evaluate<T, A>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>
-  waitForFunction<A>(fn: (arg: A) => boolean, arg: A, options?: { timeout?: number }): Promise<unknown>
-}
-interface Browser {
-  newPage(): Promise<Page>
-  close(): Promise<void>
-}
-interface Chromium {
-  launch(options: { executablePath: string; args?: string[] }): Promise<Browser>
-}
-
-async function loadChromium(): Promise<Chromium | string> {
-  if (!existsSync(executablePath)) return `${executablePath} is missing (apt-get install chromium)`
-  try {
-    const specifier = 'playwright-core'
-    return ((await import(specifier)) as { chromium: Chromium }).chromium
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-}
-
-const chromium = await loadChromium()
-if (typeof chromium === 'string') {
-  // CI promises the browser test: a silent skip there would be a false green.
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${chromium}`)
-  process.stderr.write(`note: the browser test is skipped: ${chromium}\n`)
-}
+const chromium = await loadChromium('the browser test of EventSource')
 
 interface Received {
   type: string
@@ -58,13 +28,13 @@ declare global {
 }
 
 const [sqlite] = storeTargets
-describe('a browser’s EventSource on the change feed', { skip: typeof chromium === 'string' }, () => {
+describe('a browser’s EventSource on the change feed', { skip: !chromium }, () => {
   let service: TestService
   let browser: Browser
   let page: Page
 
   before(async () => {
-    if (typeof chromium === 'string' || !sqlite) return
+    if (!chromium || !sqlite) return
     service = await startService(sqlite)
     browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox'] })
     page = await browser.newPage()
@@ -126,7 +96,7 @@ describe('a browser’s EventSource on the change feed', { skip: typeof chromium
   })
 })
 
-describe('a browser’s EventSource across a server restart', { skip: typeof chromium === 'string' }, () => {
+describe('a browser’s EventSource across a server restart', { skip: !chromium }, () => {
   let dir: string
   let env: Record<string, string>
   let server: ServerProcess | undefined
@@ -134,7 +104,7 @@ describe('a browser’s EventSource across a server restart', { skip: typeof chr
   const admin = basic('admin', 'admin-password-1')
 
   before(async () => {
-    if (typeof chromium === 'string') return
+    if (!chromium) return
     dir = mkdtempSync(join(tmpdir(), 'ers-browser-'))
     env = {
       DATABASE_URL: `sqlite:${join(dir, 'events.db')}`,

@@ -5,36 +5,17 @@
 // anything. Outside CI the test skips, with a line saying why, when Chromium or playwright-core is
 // missing; in CI (CI=true) it must run. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import { type Browser, executablePath, loadChromium, type Page } from '../support/browser.ts'
 import { editor, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
-const executablePath = '/usr/bin/chromium'
 const artifacts = 'test-artifacts'
-
-type Chromium = typeof import('playwright-core').chromium
-
-async function loadChromium(): Promise<Chromium | string> {
-  if (!existsSync(executablePath)) return `${executablePath} is missing (apt-get install chromium)`
-  try {
-    const specifier = 'playwright-core'
-    return ((await import(specifier)) as { chromium: Chromium }).chromium
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-}
-
-const chromium = await loadChromium()
-if (typeof chromium === 'string') {
-  // CI promises the browser test: a silent skip there would be a false green.
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${chromium}`)
-  process.stderr.write(`note: the browser test of the HTML view is skipped: ${chromium}\n`)
-}
+const chromium = await loadChromium('the browser test of the HTML view')
 
 const [sqlite] = storeTargets
-describe('the HTML view in a browser', { skip: typeof chromium === 'string' }, () => {
+describe('the HTML view in a browser', { skip: !chromium }, () => {
   let service: TestService
   let browser: Browser
   let locationId: number
@@ -47,7 +28,7 @@ describe('the HTML view in a browser', { skip: typeof chromium === 'string' }, (
   let expectedStatuses: number[] = []
 
   before(async () => {
-    if (typeof chromium === 'string' || !sqlite) return
+    if (!chromium || !sqlite) return
     mkdirSync(artifacts, { recursive: true })
     service = await startService(sqlite)
     locationId = (await service.store.createLocation({ name: 'Town Hall', address: '1 Market Square' })).id
