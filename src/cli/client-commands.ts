@@ -107,6 +107,7 @@ const eventFields = (options: Options) => ({
 
 export const clientCommands: readonly Command[] = [
   {
+    client: true,
     name: 'events list',
     operands: [],
     options: [...connectionOptions, 'page', 'per-page', 'all', 'location', 'from', 'to', 'q', 'table'],
@@ -141,6 +142,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'events get',
     operands: ['ID'],
     options: [...connectionOptions, 'table'],
@@ -153,6 +155,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'events create',
     operands: [],
     options: [...connectionOptions, 'title', 'date', 'location', 'table'],
@@ -169,6 +172,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'events update',
     operands: ['ID'],
     options: [...connectionOptions, 'title', 'date', 'location', 'table'],
@@ -188,6 +192,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'events delete',
     operands: ['ID'],
     options: connectionOptions,
@@ -199,6 +204,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'events watch',
     operands: [],
     options: [...connectionOptions, 'after'],
@@ -234,6 +240,7 @@ export const clientCommands: readonly Command[] = [
       }),
   },
   {
+    client: true,
     name: 'locations get',
     operands: ['ID'],
     options: [...connectionOptions, 'table'],

@@ -41,7 +41,7 @@ export interface Invocation {
   readonly config: Config
 }
 
-export interface Command {
+interface CommandBase {
   /** One or two words: `migrate`, `users add`. */
   readonly name: string
   /** Names of the operands after the command words (`NAME`, `FILE`); each is required. */
@@ -50,8 +50,24 @@ export interface Command {
   /** The rest of the synopsis line after the operands, and what the command does. */
   readonly synopsis: string
   readonly help: string
+}
+
+/** A command that works on the service's database or runs it: it takes the service's settings. */
+interface ServiceCommand extends CommandBase {
+  readonly client?: false
   run(invocation: Invocation): Promise<void>
 }
+
+/**
+ * A client command (client-commands.ts): it speaks to a running service over HTTP, so the
+ * service's settings are neither read from the environment nor taken as flags.
+ */
+interface ClientCommand extends CommandBase {
+  readonly client: true
+  run(invocation: Omit<Invocation, 'config'>): Promise<void>
+}
+
+export type Command = ServiceCommand | ClientCommand
 
 export const commands: readonly Command[] = [
   {

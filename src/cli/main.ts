@@ -69,6 +69,16 @@ async function main(argv: string[]): Promise<number> {
     }
     options[option] = values[option]
   }
+  if (command.client) {
+    const setting = Object.keys(environmentNames).find((key) => values[kebab(key) as keyof typeof values])
+    if (setting) {
+      throw new UsageError(
+        `--${kebab(setting)} is a setting of the service, not an option of ers ${command.name}`,
+      )
+    }
+    await command.run({ operands, options })
+    return 0
+  }
   const flags = Object.fromEntries(
     Object.keys(environmentNames).map((key) => [key, values[kebab(key) as keyof typeof values]]),
   ) as Partial<Record<keyof Config, string>>

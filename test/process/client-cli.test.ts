@@ -326,12 +326,23 @@ describe('ers client commands, whatever the store', () => {
       ],
       [['events', 'list', '--all', '--page', '2'], /^ers: --all reads every page: leave out --page\n/],
       [['events', 'get', '1', '--role', 'editor'], /^ers: --role is not an option of ers events get\n/],
+      [
+        ['events', 'list', '--port', '8080'],
+        /^ers: --port is a setting of the service, not an option of ers events list\n/,
+      ],
     ]
     for (const [args, message] of cases) {
       const result = await runCli(args, { ERS_URL: 'http://127.0.0.1:9' })
       assert.equal(result.code, 2, `ers ${args.join(' ')}: ${result.stderr}`)
       assert.match(result.stderr, message)
     }
+  })
+
+  it('reads none of the service’s settings: a bad one in the environment does not matter', async () => {
+    // Were the settings read, PORT=x would stop it with status 2 before any request.
+    const result = await runCli(['events', 'list', '--url', 'http://127.0.0.1:9'], { PORT: 'x' })
+    assert.equal(result.code, 1, result.stderr)
+    assert.match(result.stderr, /^ers: cannot reach the service/)
   })
 
   it('says so, with exit 1, when no service answers at the URL', async () => {
