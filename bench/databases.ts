@@ -18,6 +18,14 @@ export interface DatabaseFactory {
   create(): Promise<Database>
   /** A new database holding what `source` holds now (nothing may be connected to it). */
   copy(source: Database): Promise<Database>
+  /**
+   * Waits until no statement runs in `databases` any more, cancelling what still runs after
+   * `waitMs`; returns how many it cancelled. A request the load generator stopped waiting for
+   * goes on in a database server: at a million events the baseline's OFFSET pages take seconds,
+   * and they would slow whatever is measured next. (SQLite runs inside the server processes,
+   * which finish their requests themselves.)
+   */
+  settle?(databases: readonly Database[], waitMs: number): Promise<number>
 }
 
 export function sqliteDatabases(): DatabaseFactory {
@@ -74,5 +82,21 @@ export function postgresDatabases(adminUrl: string): DatabaseFactory {
     // A file-level copy of the template: seconds even at a million events.
     copy: (source) =>
       named((quoted) => `create database ${quoted} template "${new URL(source.url).pathname.slice(1)}"`),
+    settle: (databases, waitMs) =>
+      withClient(adminUrl, async (client) => {
+        const names = databases.map((database) => new URL(database.url).pathname.slice(1))
+        const running = `from pg_stat_activity where datname = any($1) and state = 'active' and pid <> pg_backend_pid()`
+        const deadline = Date.now() + waitMs
+        while (Date.now() < deadline) {
+          const { rows } = await client.query(`select count(*)::int as n ${running}`, [names])
+          if (rows[0]?.n === 0) return 0
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        const { rows } = await client.query(
+          `select count(*)::int as n from (select pg_cancel_backend(pid) ${running}) c`,
+          [names],
+        )
+        return Number(rows[0]?.n ?? 0)
+      }),
   }
 }

@@ -36,6 +36,8 @@ interface Pair {
   readonly baseline: RunningServer
   readonly credentials: Credentials
   readonly verification: Verification
+  /** Waits until the databases of both servers are idle (DatabaseFactory.settle). */
+  settle(): Promise<void>
 }
 
 const cleanups: (() => Promise<void>)[] = []
@@ -44,6 +46,8 @@ const cleanups: (() => Promise<void>)[] = []
  * baseline too so that both run on the same runtime settings.
  */
 const productionNodeFlags = ['--max-semi-space-size=4']
+/** How long a run's leftover statements may go on before they are cancelled (Pair.settle). */
+const settleWaitMs = 30_000
 async function cleanUp() {
   for (const step of cleanups.splice(0).reverse())
     await step().catch((e: Error) => log(`cleanup: ${e.message}`))
@@ -113,7 +117,12 @@ async function startPair(
   if (!verification.identical)
     log(`WARNING: the baseline answers differently:\n  ${verification.differences.join('\n  ')}`)
   // The verification's POST added one event on each side: ids 1..events still all exist.
-  return { events, locations: dataset.locations, service, baseline, credentials, verification }
+  const settle = async () => {
+    const cancelled = (await factory.settle?.([database, copy], settleWaitMs)) ?? 0
+    if (cancelled > 0)
+      log(`cancelled ${cancelled} statements still running ${settleWaitMs / 1000} s after a run`)
+  }
+  return { events, locations: dataset.locations, service, baseline, credentials, verification, settle }
 }
 
 /** Rate and connection limits of the service during a run (in memory: no REDIS_URL is passed). */
@@ -130,12 +139,17 @@ async function measure(
   server: RunningServer,
   options: Options,
   plan: RequestPlan,
+  settle: () => Promise<void>,
 ): Promise<Measured> {
   const base: Omit<LoadRun, 'length'> = {
     plan,
     connections: scenarios[plan.scenario].connections ?? options.connections,
   }
+  // The warm-up and the measured run each start with the databases idle: nothing left over from
+  // the run before weighs on this one.
+  await settle()
   await driver.run({ ...base, length: options.warmup })
+  await settle()
   const reset = server.resetPeak()
   if (!reset) peakSinceStart = true
   const length =
@@ -162,9 +176,9 @@ async function runScenario(
     ...(forService && scenarios[scenario].auth === 'signature' && { signingKey: pair.credentials.key }),
   })
   log(`${scenario} at ${pair.events.toLocaleString('en')} events: service…`)
-  const service = await measure(driver, pair.service, options, plan(pair.service, true))
+  const service = await measure(driver, pair.service, options, plan(pair.service, true), pair.settle)
   log(`${scenario} at ${pair.events.toLocaleString('en')} events: baseline…`)
-  const baseline = await measure(driver, pair.baseline, options, plan(pair.baseline, false))
+  const baseline = await measure(driver, pair.baseline, options, plan(pair.baseline, false), pair.settle)
   return {
     scenario,
     what: scenarios[scenario].what,
