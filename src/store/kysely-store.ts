@@ -93,6 +93,11 @@ export interface DialectConnection {
   watch?(wake: () => void): () => Promise<void>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
+  /**
+   * After a bulk load has committed, what keeps reads as fast as before it, where the dialect
+   * needs something done.
+   */
+  afterBulkLoad?(): Promise<void>
   /** Connection pool figures, where the dialect has a pool. */
   poolStats?(): PoolStats
   /** Copies the database to a new file while it serves, where the dialect can (see EventStore). */
@@ -380,12 +385,14 @@ export class KyselyStore implements EventStore {
   }
 
   async importLocations(locations: Iterable<ImportLocation>, onProgress?: (events: number) => void) {
-    return this.#writeEvents(async (trx) => {
+    const counts = await this.#writeEvents(async (trx) => {
       await this.#oneImportAtATime(trx)
       const counts = await insertLocations(trx, this.dialect.flavour, locations, onProgress)
       await this.#logReset(trx, counts.events)
       return counts
     })
+    if (counts.events > 0) await this.#guard(async () => this.dialect.afterBulkLoad?.())
+    return counts
   }
 
   async initialiseOnce(fill: () => readonly ImportLocation[]) {
