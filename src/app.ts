@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
 import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
 import type { Config } from './config.ts'
@@ -39,6 +40,8 @@ export interface AppDependencies {
   readonly store: EventStore
   /** A pino logger; built from config.logLevel when absent. */
   readonly logger?: FastifyBaseLogger
+  /** Where the logger built from config.logLevel writes (default: standard output, unbuffered). */
+  readonly logStream?: DestinationStream
   /**
    * Prefix of the rate-limit keys in Redis (default `ers:rate:`). Tests give each test its own, so
    * that tests sharing one Redis never share counters; services sharing counters use the same.
@@ -49,17 +52,39 @@ export interface AppDependencies {
 // A request id the client sent is kept when it is short and plain, so it can be logged and echoed.
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDependencies): FastifyInstance {
+export function buildApp({
+  config,
+  store,
+  logger,
+  logStream,
+  rateLimitKeyPrefix,
+}: AppDependencies): FastifyInstance {
   const trust = proxyTrust(config.trustProxy)
   // Read and checked before anything else: a bad file stops start-up with one plain line.
   const tls =
     config.tlsCert !== undefined && config.tlsKey !== undefined
       ? loadTlsMaterial({ cert: config.tlsCert, key: config.tlsKey })
       : undefined
+  // Fields of every answer. Given to Fastify's reply, not set on Node's response beforehand: a
+  // field set there sends every other field of the answer through setHeader one by one (Node's
+  // writeHead) instead of its fast path. Answers that skip the hooks (frameworkErrors below)
+  // and those written past Fastify (http/client-errors.ts) carry them too.
+  const everyAnswer = {
+    'x-content-type-options': 'nosniff',
+    // RFC 6797 §7.2: HSTS only over a secure transport.
+    ...(tls && { 'strict-transport-security': strictTransportSecurity }),
+  }
+
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
-      : { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }),
+      : {
+          logger: {
+            level: config.logLevel,
+            redact: ['req.headers.authorization'],
+            ...(logStream && { stream: logStream }),
+          },
+        }),
     bodyLimit: config.bodyLimit,
     // request.ip, .protocol and .host follow X-Forwarded-* from trusted proxies only (TRUST_PROXY).
     trustProxy: trust ?? false,
@@ -86,7 +111,8 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
     return503OnClosing: false,
     clientErrorHandler,
     // Malformed percent-encoding and over-long path segments become problems like any other error.
-    frameworkErrors: (error, request, reply) => sendProblem(reply, problemFor(error, request)),
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(reply.headers(everyAnswer), problemFor(error, request)),
     routerOptions: { maxParamLength: 1024 },
     // Only tells Fastify to log https:// addresses: the server itself comes from serverFactory.
     https: tls ? {} : null,
@@ -100,24 +126,19 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
         // Node's answer to a missing Host is a bare 400; refuseMissingHost answers with a problem.
         requireHostHeader: false,
       }
-      // Set on the raw response, so that every answer has them, even those that skip the hooks.
-      const withHeaders = (request: IncomingMessage, response: ServerResponse) => {
-        response.setHeader('x-content-type-options', 'nosniff')
-        // RFC 6797 §7.2: HSTS only over a secure transport.
-        if (tls) response.setHeader('strict-transport-security', strictTransportSecurity)
-        if (refuseMissingHost(request, response)) return
-        handler(request, response)
+      const withHost = (request: IncomingMessage, response: ServerResponse) => {
+        if (!refuseMissingHost(request, response)) handler(request, response)
       }
       const server = tls
         ? createSecureServer(
             // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
             { ...options, handshakeTimeout: config.headersTimeoutMs, cert: tls.cert, key: tls.key },
-            withHeaders,
+            withHost,
           )
-        : createServer(options, withHeaders)
+        : createServer(options, withHost)
       // An Expect other than 100-continue may be ignored (RFC 9110 §10.1.1): the request is served
       // as usual, where Node would answer a bare 417 without a problem body itself.
-      server.on('checkExpectation', withHeaders)
+      server.on('checkExpectation', withHost)
       // Typed as the HTTPS server Fastify expects with `https` set; both serve requests alike.
       return server as HttpsServer
     },
@@ -175,6 +196,7 @@ export function buildApp({ config, store, logger, rateLimitKeyPrefix }: AppDepen
 
   // A callback, not an async function: it runs for every response.
   app.addHook('onSend', (request, reply, payload, done) => {
+    reply.headers(everyAnswer)
     reply.header('x-request-id', request.id)
     if (draining) reply.header('connection', 'close')
     // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact

@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { reloadTls } from './http/tls.ts'
 import { prepareDatabase } from './prepare.ts'
+import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
@@ -25,7 +26,7 @@ export async function serve(config: Config): Promise<void> {
   let running: Running
   try {
     const store = openStore(config.databaseUrl, storeOptions(config))
-    running = { store, app: buildApp({ config, store }) }
+    running = { store, app: buildApp({ config, store, logStream: processLogStream() }) }
   } catch (error) {
     return failedToStart(error, config)
   }

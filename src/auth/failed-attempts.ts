@@ -63,6 +63,8 @@ export function attemptKeys(address: string, name: string): string[] {
 
 /** An IPv4 address as is; an IPv6 address as its /64 (an IPv4-mapped one as the IPv4 address). */
 export function addressBlock(address: string): string {
+  // An IPv4 address stands for itself; this is every request's path, so no parsing for it.
+  if (!address.includes(':')) return address
   const ip = address.replace(/%.*$/, '')
   if (!isIPv6(ip)) return ip
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)

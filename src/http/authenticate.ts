@@ -20,10 +20,11 @@ export interface AuthScheme {
   /** Its challenge (RFC 9110 §11.6.1), sent with every 401. */
   readonly challenge: string
   /**
-   * undefined when the request carries none of this scheme's credentials; the user when they are
-   * valid. Throws `unauthenticated` when they are not, `rate_limited` when checking is refused.
+   * undefined, at once, when the request carries none of this scheme's credentials (most reads
+   * carry none, and wait for nothing); else the user when they are valid, rejecting with
+   * `unauthenticated` when they are not and `rate_limited` when checking is refused.
    */
-  identify(request: FastifyRequest): Promise<User | undefined>
+  identify(request: FastifyRequest): Promise<User> | undefined
 }
 
 /** Checks name and password; throws TooManyAttempts when `client` or `name` failed too often. */
@@ -37,57 +38,68 @@ export const basicChallenge = 'Basic realm="events", charset="UTF-8"'
 export function basicScheme(verifier: PasswordChecker): AuthScheme {
   return {
     challenge: basicChallenge,
-    async identify(request) {
+    identify(request) {
       const field = request.headers.authorization
       if (field === undefined) return undefined
-      const credentials = parseBasic(field)
-      const user = credentials && (await verifier.verify(credentials.user, credentials.password, request.ip))
-      // One message for a malformed field, an unknown user and a wrong password: the answer must
-      // not tell which names exist.
-      if (!user) throw new DomainError('unauthenticated', 'the credentials are not valid')
-      return user
+      const check = async () => {
+        const credentials = parseBasic(field)
+        const user =
+          credentials && (await verifier.verify(credentials.user, credentials.password, request.ip))
+        // One message for a malformed field, an unknown user and a wrong password: the answer must
+        // not tell which names exist.
+        if (!user) throw new DomainError('unauthenticated', 'the credentials are not valid')
+        return user
+      }
+      return check()
     },
   }
 }
 
+/**
+ * The request's user, checked: undefined at once when it carries no credentials and may go
+ * without; a promise when credentials must be checked. Throws (or rejects) with the refusal.
+ */
 export type Authenticate = (
   request: FastifyRequest,
   reply: FastifyReply,
   write: boolean,
-) => Promise<User | undefined>
+) => Promise<User> | undefined
 
 export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
   const challenges = schemes.map((scheme) => scheme.challenge).join(', ')
-  return async function authenticate(request, reply, write) {
-    let user: User | undefined
-    try {
-      for (const scheme of schemes) {
-        user = await scheme.identify(request)
-        if (user) break
-      }
-    } catch (error) {
-      // RFC 9110 §11.6.1: a 401 carries at least one challenge.
-      if (error instanceof DomainError && error.code === 'unauthenticated') {
-        reply.header('www-authenticate', challenges)
-      }
-      // RFC 6585 §4 and RFC 9110 §10.2.3: when to try again. The quota is AUTH_FAILURES_PER_MINUTE
-      // per address and per name; the RateLimit fields (draft-ietf-httpapi-ratelimit-headers) name
-      // it and say none is left until then.
-      if (error instanceof TooManyAttempts) {
-        const { limit, windowSeconds } = error.policy
-        reply.header('retry-after', String(error.retryAfterSeconds))
-        reply.header('ratelimit-policy', `"auth-failures";q=${limit};w=${windowSeconds}`)
-        reply.header('ratelimit', `"auth-failures";r=0;t=${error.retryAfterSeconds}`)
-      }
-      throw error
-    }
-    if (!write) return user
-    if (!user) {
+  const refused = (error: unknown, reply: FastifyReply): never => {
+    // RFC 9110 §11.6.1: a 401 carries at least one challenge.
+    if (error instanceof DomainError && error.code === 'unauthenticated') {
       reply.header('www-authenticate', challenges)
-      throw new DomainError('unauthenticated', 'this request needs credentials (HTTP Basic)')
     }
-    if (user.role !== 'editor')
+    // RFC 6585 §4 and RFC 9110 §10.2.3: when to try again. The quota is AUTH_FAILURES_PER_MINUTE
+    // per address and per name; the RateLimit fields (draft-ietf-httpapi-ratelimit-headers) name
+    // it and say none is left until then.
+    if (error instanceof TooManyAttempts) {
+      const { limit, windowSeconds } = error.policy
+      reply.header('retry-after', String(error.retryAfterSeconds))
+      reply.header('ratelimit-policy', `"auth-failures";q=${limit};w=${windowSeconds}`)
+      reply.header('ratelimit', `"auth-failures";r=0;t=${error.retryAfterSeconds}`)
+    }
+    throw error
+  }
+  const allowed = (user: User, write: boolean): User => {
+    if (write && user.role !== 'editor')
       throw new DomainError('forbidden', `user "${user.name}" may read but not write`)
     return user
+  }
+  return function authenticate(request, reply, write) {
+    // The first scheme whose credentials the request carries decides.
+    for (const scheme of schemes) {
+      const identified = scheme.identify(request)
+      if (identified) {
+        return identified.then(
+          (user) => allowed(user, write),
+          (error: unknown) => refused(error, reply),
+        )
+      }
+    }
+    if (!write) return undefined
+    return refused(new DomainError('unauthenticated', 'this request needs credentials (HTTP Basic)'), reply)
   }
 }

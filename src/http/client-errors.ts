@@ -95,10 +95,16 @@ export function refuseMissingHost(request: IncomingMessage, response: ServerResp
   }
   const body = JSON.stringify(problem(400, 'an HTTP/1.1 request needs a Host header field'))
   response.shouldKeepAlive = false
+  const socket = request.socket
   response.writeHead(400, problem(400, '').title, {
     'content-type': mediaTypes.problem,
     'content-length': Buffer.byteLength(body),
     'x-request-id': randomUUID(),
+    'x-content-type-options': 'nosniff',
+    // RFC 6797 §7.2: HSTS only over a secure transport.
+    ...('encrypted' in socket && socket.encrypted === true
+      ? { 'strict-transport-security': strictTransportSecurity }
+      : {}),
     vary: 'Accept',
     connection: 'close',
   })

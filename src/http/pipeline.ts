@@ -3,56 +3,36 @@
 // editor: 401/403; http/authenticate.ts), negotiate the response type (406; the handler labels its response with
 // `request.representation`), check the body's media type (415), then, after parsing, insist on a
 // body where one is required (400).
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
+import type { User } from '../domain/types.ts'
 import type { Authenticate } from './authenticate.ts'
 import { hasContent } from './body.ts'
 import { parseContentType, responseType } from './negotiate.ts'
-import { acceptFieldOf } from './resource.ts'
+import { acceptFieldOf, type Method, type Operation } from './resource.ts'
 
 export function registerPipeline(app: FastifyInstance, authenticate: Authenticate): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callbacks, not async functions: they run for every request, and a read without credentials
+  // (most of them) waits for nothing.
+  app.addHook('onRequest', (request, reply, done) => {
     const { operation, method } = request.routeOptions.config
-    if (!operation || !method) return
-
-    const principal = await authenticate(request, reply, operation.write === true)
-    if (principal) request.principal = principal
-
-    if (operation.produces) {
-      const chosen = responseType(request.headers.accept, operation.produces)
-      if (!chosen) {
-        throw new DomainError(
-          'not_acceptable',
-          `this resource is available as ${operation.produces.join(', ')}`,
-        )
-      }
-      request.representation = chosen
+    if (!operation || !method) return done()
+    let checking: Promise<User> | undefined
+    try {
+      checking = authenticate(request, reply, operation.write === true)
+    } catch (error) {
+      return done(error as Error)
     }
-
-    if (!hasContent(request)) return
-    if (!operation.consumes) {
-      throw new DomainError(
-        'unsupported_media_type',
-        `${method} ${request.routeOptions.url} takes no request body`,
-      )
-    }
-    const contentType = parseContentType(request.headers['content-type'])
-    if (
-      !contentType ||
-      !operation.consumes.includes(contentType.type) ||
-      (contentType.charset !== undefined && contentType.charset !== 'utf-8')
-    ) {
-      const field = acceptFieldOf(method)
-      if (field) reply.header(field, operation.consumes.join(', '))
-      throw new DomainError(
-        'unsupported_media_type',
-        `the request body must be ${operation.consumes.join(' or ')} in UTF-8` +
-          (contentType ? `, not ${request.headers['content-type']}` : ''),
-      )
-    }
+    if (!checking) return done(accepts(request, reply, operation, method))
+    checking.then(
+      (principal) => {
+        request.principal = principal
+        done(accepts(request, reply, operation, method))
+      },
+      (error: Error) => done(error),
+    )
   })
 
-  // A callback, not an async function: it runs for every request and mostly does nothing.
   app.addHook('preValidation', (request, _reply, done) => {
     const { operation } = request.routeOptions.config
     if (!operation?.consumes || request.body !== undefined) return done()
@@ -62,4 +42,49 @@ export function registerPipeline(app: FastifyInstance, authenticate: Authenticat
     request.body = {}
     done()
   })
+}
+
+/**
+ * Negotiates the response's type (406; the chosen one becomes `request.representation`) and checks
+ * the body's type (415): the refusal, or undefined when the operation can serve the request.
+ */
+function accepts(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: Operation,
+  method: Method,
+): DomainError | undefined {
+  if (operation.produces) {
+    const chosen = responseType(request.headers.accept, operation.produces)
+    if (!chosen) {
+      return new DomainError(
+        'not_acceptable',
+        `this resource is available as ${operation.produces.join(', ')}`,
+      )
+    }
+    request.representation = chosen
+  }
+
+  if (!hasContent(request)) return undefined
+  if (!operation.consumes) {
+    return new DomainError(
+      'unsupported_media_type',
+      `${method} ${request.routeOptions.url} takes no request body`,
+    )
+  }
+  const contentType = parseContentType(request.headers['content-type'])
+  if (
+    contentType &&
+    operation.consumes.includes(contentType.type) &&
+    (contentType.charset === undefined || contentType.charset === 'utf-8')
+  ) {
+    return undefined
+  }
+  const field = acceptFieldOf(method)
+  if (field) reply.header(field, operation.consumes.join(', '))
+  return new DomainError(
+    'unsupported_media_type',
+    `the request body must be ${operation.consumes.join(' or ')} in UTF-8` +
+      (contentType ? `, not ${request.headers['content-type']}` : ''),
+  )
 }

@@ -20,8 +20,11 @@ export interface Hit {
 }
 
 export interface Counters {
-  /** Counts one request under `key` in a window of `windowMs` (opened now when none is live). */
-  hit(key: string, windowMs: number): Promise<Hit>
+  /**
+   * Counts one request under `key` in a window of `windowMs` (opened now when none is live).
+   * Counters in memory answer at once, without a promise: every limited request waits for this.
+   */
+  hit(key: string, windowMs: number): Hit | Promise<Hit>
   /** Where counting happens now; undefined when there is only this process. */
   state(): CounterState | undefined
   close(): Promise<void>
@@ -53,12 +56,7 @@ export class MemoryCounters implements Counters {
     return this.#windows.size
   }
 
-  async hit(key: string, windowMs: number): Promise<Hit> {
-    return this.hitNow(key, windowMs)
-  }
-
-  /** The same as hit, without a promise (FailoverCounters falls back on it in the same tick). */
-  hitNow(key: string, windowMs: number): Hit {
+  hit(key: string, windowMs: number): Hit {
     const now = (this.options.now ?? Date.now)()
     let window = this.#windows.get(key)
     if (window && window.endsAt <= now) {
@@ -156,7 +154,7 @@ export class FailoverCounters implements Counters {
         if (this.#redis.status === 'ready') this.#redis.disconnect(true)
       }
     }
-    return this.#local.hitNow(key, windowMs)
+    return this.#local.hit(key, windowMs)
   }
 
   state(): CounterState {

@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
-import type { Counters } from './rate-limit-store.ts'
+import type { Counters, Hit } from './rate-limit-store.ts'
 
 export interface RateLimits {
   /** Reads per client address per window; 0: unlimited. */
@@ -58,32 +58,44 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
     writes: `"writes";q=${limits.writes};w=${windowSeconds}`,
   }
 
-  async function count(kind: Kind, key: string, limit: number, reply: FastifyReply): Promise<void> {
-    const { count, resetMs } = await limits.counters.hit(`${kind}:${key}`, windowMs)
+  /** Sets the RateLimit fields of a counted request; the refusal when it is over the limit. */
+  function judge(kind: Kind, limit: number, { count, resetMs }: Hit, reply: FastifyReply) {
     // RFC 9110 §10.2.3: whole seconds; never 0 while the window is still open.
     const seconds = Math.max(1, Math.ceil(resetMs / 1000))
     reply.header('ratelimit-policy', policies[kind])
     reply.header('ratelimit', `"${kind}";r=${Math.max(0, limit - count)};t=${seconds}`)
-    if (count > limit) {
-      reply.header('retry-after', String(seconds))
-      throw new DomainError('rate_limited', refusals[kind])
-    }
+    if (count <= limit) return null
+    reply.header('retry-after', String(seconds))
+    return new DomainError('rate_limited', refusals[kind])
   }
 
   if (limits.reads === 0 && limits.writes === 0) return
-  app.addHook('preParsing', async (request, reply) => {
+  // A callback, not an async function: counters in memory answer at once, and every request of
+  // the API passes here.
+  app.addHook('preParsing', (request, reply, payload, done) => {
     // One read of routeOptions: Fastify builds it anew on every read.
     const { config, url } = request.routeOptions
     const { operation } = config
-    if (!operation || unlimited(url)) return
+    let kind: Kind
+    let key: string
+    if (!operation || unlimited(url)) return done(null, payload)
     if (!operation.write) {
+      if (limits.reads === 0) return done(null, payload)
       // request.ip is undefined once the client has gone (its socket has no address any more).
-      const address = addressBlock(request.ip ?? 'gone')
-      if (limits.reads > 0) await count('reads', address, limits.reads, reply)
-    } else if (limits.writes > 0 && request.principal) {
+      kind = 'reads'
+      key = addressBlock(request.ip ?? 'gone')
+    } else {
+      if (limits.writes === 0 || !request.principal) return done(null, payload)
       // A digest keeps user names out of a shared store, and keys short.
-      const principal = createHash('sha256').update(request.principal.name).digest('base64url')
-      await count('writes', principal, limits.writes, reply)
+      kind = 'writes'
+      key = createHash('sha256').update(request.principal.name).digest('base64url')
     }
+    const limit = limits[kind]
+    const hit = limits.counters.hit(`${kind}:${key}`, windowMs)
+    if (!(hit instanceof Promise)) return done(judge(kind, limit, hit, reply), payload)
+    hit.then(
+      (counted) => done(judge(kind, limit, counted, reply), payload),
+      (error: Error) => done(error, payload),
+    )
   })
 }

@@ -30,8 +30,8 @@ import { signatureNotValid } from './signed-body.ts'
 /** An authentication scheme as http/authenticate.ts tries them in turn. */
 export interface SignatureScheme {
   readonly challenge: string
-  /** undefined when the request carries no signature; the key's principal when it is valid; else throws. */
-  identify(request: FastifyRequest): Promise<User | undefined>
+  /** undefined when the request carries no signature; the key's principal when it is valid; else rejects. */
+  identify(request: FastifyRequest): Promise<User> | undefined
 }
 
 export interface SignatureSettings {
@@ -56,51 +56,62 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
     settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
   app.decorateRequest('signedBodyDigest', null)
   if (!encryptionKey) return []
-  const now = settings.now ?? Date.now
+  const verifying = { store: settings.store, encryptionKey, now: settings.now ?? Date.now }
 
+  // Both hooks are callbacks, not async functions: they run for every request and mostly do nothing.
   // A signature over a body the parser never saw (it sees every body that arrives) is not trusted.
-  app.addHook('preValidation', async (request) => {
-    if (request.signedBodyDigest !== null) throw signatureNotValid()
+  app.addHook('preValidation', (request, _reply, done) => {
+    done(request.signedBodyDigest === null ? undefined : signatureNotValid())
   })
-  app.addHook('onSend', async (request, reply) => {
-    if (reply.statusCode !== 401) return
-    // A body that did not match its digest is refused by the parser, where no scheme sets the challenges.
-    if (!reply.hasHeader('www-authenticate')) {
-      reply.header('www-authenticate', `${basicChallenge}, ${signatureChallenge}`)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 401) {
+      // A body that did not match its digest is refused by the parser, where no scheme sets the challenges.
+      if (!reply.hasHeader('www-authenticate')) {
+        reply.header('www-authenticate', `${basicChallenge}, ${signatureChallenge}`)
+      }
+      reply.header('accept-signature', acceptSignature(hasContent(request)))
     }
-    reply.header('accept-signature', acceptSignature(hasContent(request)))
+    done(null, payload)
   })
 
   return [
     {
       challenge: signatureChallenge,
-      async identify(request) {
+      identify(request) {
         const signatureInput = request.headers['signature-input']
         const signature = request.headers.signature
         if (signatureInput === undefined && signature === undefined) return undefined
-        const verdict = await verifySignature(
-          {
-            ...targetOf(request, settings.trust),
-            signatureInput: joined(signatureInput),
-            signature: joined(signature),
-            hasBody: hasContent(request),
-            contentType: request.headers['content-type'],
-            contentDigest: joined(request.headers['content-digest']),
-          },
-          { store: settings.store, encryptionKey, now },
-        )
-        if (!verdict.ok) {
-          request.log.info({ rule: verdict.rule, keyId: verdict.keyId }, 'request signature refused')
-          throw signatureNotValid()
-        }
-        request.signedBodyDigest = verdict.bodyDigest ?? null
-        const { key } = verdict
-        // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
-        // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.
-        return { id: 0, name: `key:${key.id}`, role: key.role, passwordHash: '' } satisfies User
+        return verified(request, signatureInput, signature)
       },
     },
   ]
+
+  async function verified(
+    request: FastifyRequest,
+    signatureInput: string | string[] | undefined,
+    signature: string | string[] | undefined,
+  ): Promise<User> {
+    const verdict = await verifySignature(
+      {
+        ...targetOf(request, settings.trust),
+        signatureInput: joined(signatureInput),
+        signature: joined(signature),
+        hasBody: hasContent(request),
+        contentType: request.headers['content-type'],
+        contentDigest: joined(request.headers['content-digest']),
+      },
+      verifying,
+    )
+    if (!verdict.ok) {
+      request.log.info({ rule: verdict.rule, keyId: verdict.keyId }, 'request signature refused')
+      throw signatureNotValid()
+    }
+    request.signedBodyDigest = verdict.bodyDigest ?? null
+    const { key } = verdict
+    // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
+    // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.
+    return { id: 0, name: `key:${key.id}`, role: key.role, passwordHash: '' } satisfies User
+  }
 }
 
 /** RFC 9421 §5.1: the signature this service wants for such a request. */
