@@ -47,4 +47,4 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
 # Exec form: node is PID 1 and receives SIGTERM itself (no shell in between), and drains.
 STOPSIGNAL SIGTERM
 # A young generation of 2 × 4 MB (README: Running in production, Memory).
-CMD ["node", "--max-semi-space-size=4", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1024", "dist/main.js"]

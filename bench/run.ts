@@ -45,7 +45,7 @@ const cleanups: (() => Promise<void>)[] = []
  * The Node.js flags of the production command (README, Running in production), given to the
  * baseline too so that both run on the same runtime settings.
  */
-const productionNodeFlags = ['--max-semi-space-size=4']
+const productionNodeFlags = ['--max-semi-space-size=4', '--max-old-space-size=1024']
 /** How long a run's leftover statements may go on before they are cancelled (Pair.settle). */
 const settleWaitMs = 30_000
 async function cleanUp() {
