@@ -94,6 +94,11 @@ export interface DialectConnection {
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
   /**
+   * Runs a read at once, past Kysely, where the dialect can do that safely (SQLite's synchronous
+   * driver); undefined when it cannot now, and the read goes through Kysely.
+   */
+  readNow?<R>(query: CompiledQuery<R>): R[] | undefined
+  /**
    * After a bulk load has committed, what keeps reads as fast as before it, where the dialect
    * needs something done.
    */
@@ -156,15 +161,15 @@ export class KyselyStore implements EventStore {
 
   /** A page whose rows each carry the total: one statement, so both come from one snapshot. */
   async #page<R extends { total: number }>(page: CompiledQuery<R>, total: CompiledQuery<{ total: number }>) {
-    const { rows } = await this.#db.executeQuery(page)
+    const rows = await this.#rows(page)
     // Past the last page there is no row to carry the total: ask for it alone.
-    const first = rows[0] ?? (await this.#db.executeQuery(total)).rows[0]
+    const first = rows[0] ?? (await this.#rows(total))[0]
     return { total: Number(first?.total ?? 0), rows }
   }
 
   async getEvent(id: number) {
     return this.#guard(async () => {
-      const [row] = (await this.#db.executeQuery(this.#hot.event(id))).rows
+      const [row] = await this.#rows(this.#hot.event(id))
       return row && toEvent(row)
     })
   }
@@ -276,7 +281,7 @@ export class KyselyStore implements EventStore {
 
   async getLocation(id: number) {
     return this.#guard(async () => {
-      const [row] = (await this.#db.executeQuery(this.#hot.location(id))).rows
+      const [row] = await this.#rows(this.#hot.location(id))
       return row && toLocation(row)
     })
   }
@@ -319,7 +324,7 @@ export class KyselyStore implements EventStore {
 
   async findUser(name: string) {
     return this.#guard(async () => {
-      const [row] = (await this.#db.executeQuery(this.#hot.user(name))).rows
+      const [row] = await this.#rows(this.#hot.user(name))
       return row && toUser(row)
     })
   }
@@ -476,6 +481,11 @@ export class KyselyStore implements EventStore {
     await appendChange(trx, change, numbered)
   }
 
+  /** A hot read's rows: at once where the dialect can (readNow), else through Kysely. */
+  async #rows<R>(query: CompiledQuery<R>): Promise<R[]> {
+    return this.dialect.readNow?.(query) ?? (await this.#db.executeQuery(query)).rows
+  }
+
   async #guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work()
@@ -507,7 +517,7 @@ export class KyselyStore implements EventStore {
 
   async findApiKey(id: string) {
     return this.#guard(async () => {
-      const [row] = (await this.#db.executeQuery(this.#hot.apiKey(id))).rows
+      const [row] = await this.#rows(this.#hot.apiKey(id))
       return row && toApiKey(row)
     })
   }

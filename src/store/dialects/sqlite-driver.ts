@@ -11,7 +11,7 @@ import {
   SqliteDialect,
   SqliteDriver,
 } from 'kysely'
-import { type BusyWait, whileBusy } from './sqlite-busy.ts'
+import { type BusyWait, isBusy, whileBusy } from './sqlite-busy.ts'
 
 /**
  * Such a statement is a read in practice: every write of the store begins with BEGIN IMMEDIATE,
@@ -24,27 +24,51 @@ import { type BusyWait, whileBusy } from './sqlite-busy.ts'
 export class RetryingSqliteDialect extends SqliteDialect {
   readonly #database: Sqlite.Database
   readonly #wait: BusyWait
+  readonly #statements: StatementCache
 
-  constructor(database: Sqlite.Database, wait: BusyWait) {
+  constructor(database: Sqlite.Database, wait: BusyWait, statements: StatementCache) {
     super({ database })
     this.#database = database
     this.#wait = wait
+    this.#statements = statements
   }
 
   override createDriver(): Driver {
-    return new RetryingSqliteDriver(this.#database, this.#wait)
+    return new RetryingSqliteDriver(this.#database, this.#wait, this.#statements)
+  }
+}
+
+/**
+ * A read run at once on the connection, past Kysely's executor and its mutex (the hot reads: an
+ * event, a page, a user): its rows, or undefined where it must go through Kysely instead. That is
+ * while a write transaction is open on the connection (between its statements, which await, a
+ * read from elsewhere must neither see its uncommitted rows nor run inside it), and when the file
+ * is locked (SQLITE_BUSY: whileBusy retries it on timers). Otherwise nothing else can be using the
+ * connection: each statement runs to its end synchronously. Saves ~3 µs of a GET by id.
+ */
+export function readNow(database: Sqlite.Database, statements: StatementCache) {
+  return <R>({ sql, parameters }: CompiledQuery<R>): R[] | undefined => {
+    if (database.inTransaction) return undefined
+    try {
+      return statements.get(sql).all(parameters) as R[]
+    } catch (error) {
+      if (isBusy(error)) return undefined
+      throw error
+    }
   }
 }
 
 class RetryingSqliteDriver extends SqliteDriver {
   readonly #database: Sqlite.Database
   readonly #wait: BusyWait
+  readonly #statements: StatementCache
   #connection: DatabaseConnection | undefined
 
-  constructor(database: Sqlite.Database, wait: BusyWait) {
+  constructor(database: Sqlite.Database, wait: BusyWait, statements: StatementCache) {
     super({ database })
     this.#database = database
     this.#wait = wait
+    this.#statements = statements
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -57,7 +81,7 @@ class RetryingSqliteDriver extends SqliteDriver {
   #retrying(connection: DatabaseConnection): DatabaseConnection {
     const database = this.#database
     const wait = this.#wait
-    const statements = new StatementCache(database, maxKeptStatements)
+    const statements = this.#statements
     // As Kysely's SqliteConnection.executeQuery does, with the statement kept.
     const run = <R>({ sql, parameters }: CompiledQuery): QueryResult<R> => {
       const statement = statements.get(sql)
@@ -79,7 +103,7 @@ class RetryingSqliteDriver extends SqliteDriver {
 
 // Enough for every statement the store writes more than once (a few dozen shapes; IN lists of
 // preconditions and import batches vary in length, so a bound keeps rare shapes from piling up).
-const maxKeptStatements = 256
+export const maxKeptStatements = 256
 
 /**
  * better-sqlite3 statements by SQL text, least recently used dropped first. A kept statement stays
@@ -87,7 +111,7 @@ const maxKeptStatements = 256
  * Only one statement runs at a time on the connection (Kysely's mutex), and `all`/`run` finish
  * before returning, so one statement object is never in use twice at once.
  */
-class StatementCache {
+export class StatementCache {
   readonly #kept = new Map<string, Sqlite.Statement>()
   constructor(
     private readonly database: Sqlite.Database,

@@ -11,7 +11,7 @@ import type { DialectConnection, Executor } from '../kysely-store.ts'
 import { unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
-import { RetryingSqliteDialect } from './sqlite-driver.ts'
+import { maxKeptStatements, RetryingSqliteDialect, readNow, StatementCache } from './sqlite-driver.ts'
 import { trigramContains, trigramIndex } from './sqlite-trigram.ts'
 
 export interface SqliteOptions {
@@ -39,8 +39,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
   database.pragma('foreign_keys = ON')
   // From here on a lock fails at once with SQLITE_BUSY, and whileBusy pauses with timers.
   database.pragma('busy_timeout = 0')
+  const statements = new StatementCache(database, maxKeptStatements)
   const db = new Kysely<Database>({
-    dialect: new RetryingSqliteDialect(database, { waitMs: settings.busyWaitMs, what: 'a read' }),
+    dialect: new RetryingSqliteDialect(database, { waitMs: settings.busyWaitMs, what: 'a read' }, statements),
   })
 
   /**
@@ -92,6 +93,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       migrate(db, provider, (run) => inWriteTransaction(run, 'migrations', settings.migrationWaitMs)),
     watch: (wake) => watchDataVersion(database, wake),
     translate,
+    readNow: readNow(database, statements),
     close: () => db.destroy(),
   }
 }
