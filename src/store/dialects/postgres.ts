@@ -11,6 +11,7 @@ import type { DialectConnection } from '../kysely-store.ts'
 import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { listenForChanges } from './postgres-listen.ts'
+import { namingPool } from './postgres-prepared.ts'
 
 export interface PostgresOptions {
   /** Most connections this process opens (default 10). */
@@ -69,7 +70,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // every connection its own, so a break there fails the next query instead of the process.
   pool.on('connect', (client) => client.on('error', () => {}))
 
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) })
   // Maintenance (migrations, VACUUM) runs on a connection of its own without the per-statement
   // limits, which guard requests: building an index, rewriting or vacuuming every row can take
   // minutes at a million events.
