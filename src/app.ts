@@ -190,6 +190,7 @@ export function buildApp({
   // the exit up until its idle timeout (Fastify does this only for requests that arrive later).
   let draining = false
   const varyFields = config.corsOrigins.length > 0 ? ['Accept', 'Origin'] : ['Accept']
+  const varyValue = varyFields.join(', ')
   app.addHook('preClose', async () => {
     draining = true
   })
@@ -208,11 +209,15 @@ export function buildApp({
     // Every representation is chosen by Accept (CONTRACT.md §1), errors included; with CORS on,
     // the CORS fields depend on Origin (Fetch standard, "CORS protocol and HTTP caches"). Added
     // here, after problems.ts may have replaced the field.
-    for (const field of varyFields) {
-      const vary = reply.getHeader('vary')
-      const named = typeof vary === 'string' ? vary.toLowerCase().split(',') : []
-      if (!named.some((token) => token.trim() === field.toLowerCase())) {
-        reply.header('vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${field}` : field)
+    const vary = reply.getHeader('vary')
+    if (vary === undefined) reply.header('vary', varyValue)
+    else {
+      for (const field of varyFields) {
+        const current = reply.getHeader('vary')
+        const named = typeof current === 'string' ? current.toLowerCase().split(',') : []
+        if (!named.some((token) => token.trim() === field.toLowerCase())) {
+          reply.header('vary', typeof current === 'string' && current !== '' ? `${current}, ${field}` : field)
+        }
       }
     }
     done(null, payload)
