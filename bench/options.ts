@@ -10,6 +10,8 @@ export interface Options {
   readonly events: number
   /** Seconds per measured run, or undefined when runs are counted in requests (smoke). */
   readonly duration: number | undefined
+  /** Measured runs per scenario and server, alternating service and baseline; medians reported. */
+  readonly rounds: number
   readonly requests: number | undefined
   readonly warmup: { readonly seconds: number } | { readonly requests: number }
   readonly connections: number
@@ -30,6 +32,8 @@ export const usage = `Usage: npm run bench -- [options]
   --events N                events in the database (default 10000)
   --duration S              seconds per measured run (default 10)
   --warmup S                seconds of warm-up before each run (default 2)
+  --rounds N                measure each scenario N times, service and baseline in turn, and
+                            report the medians (default 1; 3 or 5 on a noisy machine)
   --connections N           concurrent connections (default 10)
   --scenarios a,b           only these (get-event, get-page, deep-page, filter-dates,
                             filter-location, filter-q, put-event, signed-put-event,
@@ -66,6 +70,7 @@ export function parseOptions(argv: string[]): Options {
       events: { type: 'string' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '1' },
       connections: { type: 'string', default: '10' },
       scenarios: { type: 'string' },
       growth: { type: 'boolean', default: false },
@@ -101,6 +106,7 @@ export function parseOptions(argv: string[]): Options {
     databaseUrl: values['database-url'],
     events: Math.floor(number('events', values.events, smoke ? 1_000 : 10_000)),
     duration: smoke ? undefined : number('duration', values.duration, 10),
+    rounds: Math.floor(number('rounds', values.rounds, 1)),
     requests: smoke ? 200 : undefined,
     warmup: smoke ? { requests: 30 } : { seconds: number('warmup', values.warmup, 2) },
     connections: Math.floor(number('connections', values.connections, 10)),

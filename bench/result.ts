@@ -13,10 +13,13 @@ export interface ScenarioResult {
   readonly what: string
   /** Events in the database when the run began. */
   readonly events: number
+  /** With several rounds: the round whose requests/s is the median, with every round's errors. */
   readonly service: Measured
   readonly baseline: Measured
-  /** Service requests/s ÷ baseline requests/s. */
+  /** Service requests/s ÷ baseline requests/s; with several rounds, the median of the rounds'. */
   readonly ratio: number
+  /** Each round's requests/s, in the order measured (absent in files from before rounds). */
+  readonly rounds?: { readonly service: number[]; readonly baseline: number[] }
   /** Non-2xx answers and socket errors of both servers. */
   readonly errors: number
 }
@@ -39,7 +42,13 @@ export interface BenchResult {
   readonly store: 'sqlite' | 'postgres'
   readonly events: number
   readonly smoke: boolean
-  readonly run: { readonly seconds?: number; readonly requests?: number; readonly connections: number }
+  readonly run: {
+    readonly seconds?: number
+    readonly requests?: number
+    readonly connections: number
+    /** Measured runs per scenario and server (absent: 1). */
+    readonly rounds?: number
+  }
   readonly pinning: string
   readonly peakRss: string
   readonly logLevel: string

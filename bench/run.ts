@@ -175,18 +175,64 @@ async function runScenario(
     ...(forService && scenarios[scenario].auth === 'basic' && { authorization: basic(pair.credentials) }),
     ...(forService && scenarios[scenario].auth === 'signature' && { signingKey: pair.credentials.key }),
   })
-  log(`${scenario} at ${pair.events.toLocaleString('en')} events: service…`)
-  const service = await measure(driver, pair.service, options, plan(pair.service, true), pair.settle)
-  log(`${scenario} at ${pair.events.toLocaleString('en')} events: baseline…`)
-  const baseline = await measure(driver, pair.baseline, options, plan(pair.baseline, false), pair.settle)
+  const at = `${scenario} at ${pair.events.toLocaleString('en')} events`
+  const service: Measured[] = []
+  const baseline: Measured[] = []
+  // Service and baseline in turn, so that a slower spell of the machine weighs on both.
+  for (let round = 1; round <= options.rounds; round++) {
+    const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : ''
+    log(`${at}: service${of}…`)
+    service.push(await measure(driver, pair.service, options, plan(pair.service, true), pair.settle))
+    log(`${at}: baseline${of}…`)
+    baseline.push(await measure(driver, pair.baseline, options, plan(pair.baseline, false), pair.settle))
+  }
+  const ratios = service.map((s, i) => {
+    const b = baseline[i]?.rps ?? 0
+    return b > 0 ? s.rps / b : 0
+  })
+  const [s, b] = [typical(service), typical(baseline)]
   return {
     scenario,
     what: scenarios[scenario].what,
     events: pair.events,
-    service,
-    baseline,
-    ratio: baseline.rps > 0 ? service.rps / baseline.rps : 0,
-    errors: service.non2xx + service.socketErrors + baseline.non2xx + baseline.socketErrors,
+    service: s,
+    baseline: b,
+    ratio: median(ratios),
+    ...(options.rounds > 1 && {
+      rounds: { service: service.map((m) => m.rps), baseline: baseline.map((m) => m.rps) },
+    }),
+    errors: s.non2xx + s.socketErrors + b.non2xx + b.socketErrors,
+  }
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((x, y) => x - y)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+/**
+ * The run whose requests/s is the median (the lower middle one for an even count), with its own
+ * latencies; errors, status counts and the peak RSS of every round, so that none is hidden.
+ */
+function typical(runs: readonly Measured[]): Measured {
+  const sorted = [...runs].sort((x, y) => x.rps - y.rps)
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)] as Measured
+  const statusCodes: Record<string, number> = {}
+  for (const run of runs) {
+    for (const [code, count] of Object.entries(run.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count
+  }
+  const peaks = runs.flatMap((run) => (run.peakRssBytes === undefined ? [] : [run.peakRssBytes]))
+  return {
+    ...middle,
+    non2xx: runs.reduce((n, run) => n + run.non2xx, 0),
+    socketErrors: runs.reduce((n, run) => n + run.socketErrors, 0),
+    timeouts: runs.reduce((n, run) => n + run.timeouts, 0),
+    statusCodes,
+    peakRssBytes: peaks.length > 0 ? Math.max(...peaks) : undefined,
   }
 }
 
@@ -269,6 +315,7 @@ async function bench(options: Options): Promise<BenchResult> {
     run: {
       ...(options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests }),
       connections: options.connections,
+      rounds: options.rounds,
     },
     pinning: pinning.description,
     peakRss: peakSinceStart

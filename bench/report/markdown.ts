@@ -13,6 +13,11 @@ export function markdown(result: BenchResult): string {
     '',
     `- store: ${result.store}, ${int(result.events)} events${result.smoke ? ' (smoke run: the figures mean nothing)' : ''}`,
     `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (autocannon, its own process)`,
+    ...((result.run.rounds ?? 1) > 1
+      ? [
+          `- ${result.run.rounds} rounds per scenario, service and baseline in turn: req/s and latencies of the median round, the ratio the median of the rounds' ratios, errors and peak RSS over all rounds`,
+        ]
+      : []),
     `- ${result.pinning}`,
     `- peak RSS: ${result.peakRss}`,
     ...(result.limits ? [`- service limits: ${result.limits}`] : []),

@@ -90,6 +90,27 @@ describe('npm run bench -- --smoke', () => {
     assertComplete(await smoke([]))
   })
 
+  it('[sqlite] with --rounds 3 measures each side three times in turn and reports the medians', {
+    timeout: smokeTimeoutMs,
+  }, async () => {
+    const { result, output } = await smoke(['--rounds', '3', '--scenarios', 'get-event'])
+    assert.equal(result.run.rounds, 3)
+    assert.match(output, /3 rounds per scenario/)
+    const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[1]
+    for (const s of result.scenarios) {
+      const rounds = s.rounds
+      assert.ok(rounds, s.scenario)
+      assert.equal(rounds.service.length, 3)
+      assert.equal(rounds.baseline.length, 3)
+      assert.equal(s.service.rps, medianOf(rounds.service), `${s.scenario}: the service's median round`)
+      assert.equal(s.baseline.rps, medianOf(rounds.baseline), `${s.scenario}: the baseline's median round`)
+      const ratios = rounds.service.map((rps, i) => rps / (rounds.baseline[i] as number))
+      assert.equal(s.ratio, medianOf(ratios), `${s.scenario}: the median of the rounds' ratios`)
+      assert.ok(s.service.requests >= (result.run.requests ?? 1))
+      assert.equal(s.errors, 0)
+    }
+  })
+
   it('[postgres] runs every scenario on the service and the baseline, reports each, and meets no error', {
     timeout: smokeTimeoutMs,
     skip: postgresSkipReason,
