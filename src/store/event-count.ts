@@ -8,23 +8,36 @@
 // are serialised anyway, the shards cost a sum over 16 rows. A shard may go below zero; the sum
 // cannot. Reads see the counter rows in the same snapshot as the events (one statement, or one
 // transaction), so a page and its total always agree.
-import { sql } from 'kysely'
+import { type QueryCreator, sql } from 'kysely'
 import type { Executor } from './kysely-store.ts'
+import type { Database } from './schema.ts'
 
 export const counterShards = 16
 export const eventCounter = 'events'
 
-/** Adds `delta` to the count of events; call it inside the write's transaction. */
-export async function countEvents(trx: Executor, delta: number): Promise<void> {
-  if (delta === 0) return
-  const shard = Math.floor(Math.random() * counterShards)
-  await trx
+// Lock order: a write that changes the count takes its counter shard before it writes events,
+// whose statement triggers then take date buckets (event-buckets.ts) at the end of the statement.
+// The one-statement create (writes.ts insertEventLogged) can only do it that way round; a delete
+// or a create in a transaction that did it the other way round would deadlock with it.
+
+/** The shard a write changes, at random, so that concurrent writes rarely wait for one another. */
+export const pickShard = () => Math.floor(Math.random() * counterShards)
+
+/**
+ * Adds `delta` to the count of events; call it inside the write's transaction, before the write
+ * touches events (see the lock order above). A delta of 0 only takes the shard's lock.
+ */
+export async function countEvents(trx: Executor, delta: number, shard = pickShard()): Promise<void> {
+  await countedEvents(trx, delta, shard).execute()
+}
+
+/** The UPDATE that adds `delta` to a shard, to run alone or as a WITH step. */
+export const countedEvents = (db: QueryCreator<Database>, delta: number, shard = pickShard()) =>
+  db
     .updateTable('counters')
     .set((eb) => ({ value: eb('value', '+', delta) }))
     .where('name', '=', eventCounter)
     .where('shard', '=', shard)
-    .execute()
-}
 
 /**
  * The number of events, as an SQL expression for a select list, read from the counter. A filtered

@@ -7,6 +7,13 @@ import { DomainError, invalidField } from '../domain/errors.ts'
 export const unknownLocation = (id?: number): DomainError =>
   invalidField('/location_id', `names no existing location${id === undefined ? '' : ` (${id})`}`)
 
+/**
+ * A driver's report of the key names no value (translate() gives `unknownLocation()`): where the
+ * store knows the id the event named, the answer names it as the store's own check does.
+ */
+export const naming = (error: unknown, id: number): unknown =>
+  error instanceof DomainError && error.fields[0]?.pointer === '/location_id' ? unknownLocation(id) : error
+
 /** A location that events still refer to, with their number when it is known. */
 export function locationInUse(id?: number, events?: number): DomainError {
   const where = id === undefined ? 'this location' : `location ${id}`

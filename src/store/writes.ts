@@ -1,11 +1,11 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction, except
-// updateEventLogged, which is a transaction of its own.
-import { type Selectable, sql, type Updateable } from 'kysely'
+// updateEventLogged and insertEventLogged, each a statement and transaction of its own.
+import { type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
-import { countEvents } from './event-count.ts'
+import { countEvents, countedEvents, pickShard } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
 import type { Executor } from './kysely-store.ts'
@@ -16,12 +16,13 @@ import type { Database } from './schema.ts'
 export async function insertEvent(trx: Executor, event: NewEvent) {
   requireStorable('/title', event.title)
   await requireLocation(trx, event.locationId)
+  // The counter before the event: the lock order of event-count.ts.
+  await countEvents(trx, 1)
   const row = await trx
     .insertInto('events')
     .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
     .returningAll()
     .executeTakeFirstOrThrow()
-  await countEvents(trx, 1)
   return toEvent(row)
 }
 
@@ -138,6 +139,28 @@ export async function updateVersioned<T extends Versioned>(
   return row as Selectable<Database[T]>
 }
 
+/** A statement's `written` rows (an INSERT's or UPDATE's RETURNING *) beside the tables. */
+type WithWritten = Database & { written: Selectable<Database['events']> }
+
+/** The WITH step that logs each `written` event as one unnumbered change (change-log.ts). */
+const logWritten = (kind: 'created' | 'updated', now: number) => (qb: QueryCreator<WithWritten>) =>
+  qb
+    .insertInto('change_log')
+    .columns(['kind', 'event_id', 'title', 'starts_at', 'location_id', 'version', 'changed_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('written')
+        .select([
+          sql.lit(kind).as('kind'),
+          'id',
+          'title',
+          'starts_at',
+          'location_id',
+          'version',
+          sql.val(now).as('changed_at'),
+        ]),
+    )
+
 /**
  * updateVersioned for an event, with its change logged unnumbered (change-log.ts), as one
  * statement: the statement is its own transaction, so the write costs one round trip instead of
@@ -161,30 +184,37 @@ export async function updateEventLogged(
         precondition,
       ).returningAll(),
     )
-    .with('logged', (qb) =>
-      qb
-        .insertInto('change_log')
-        .columns(['kind', 'event_id', 'title', 'starts_at', 'location_id', 'version', 'changed_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('written')
-            .select([
-              sql.lit('updated').as('kind'),
-              'id',
-              'title',
-              'starts_at',
-              'location_id',
-              'version',
-              sql.val(now).as('changed_at'),
-            ]),
-        ),
-    )
+    .with('logged', logWritten('updated', now))
     .selectFrom('written')
     .selectAll()
     .executeTakeFirst()
   // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
   if (!row) throw await whyNotWritten(db, 'events', id, precondition)
   return row
+}
+
+/**
+ * insertEvent with the count and the change log, as one statement of its own: one round trip
+ * instead of six (BEGIN, the location's check, INSERT, the counter, the log, COMMIT). Where
+ * updateEventLogged may be used, and for the same reasons. Every step of a WITH runs exactly once,
+ * so the counter moves with the insert or, when the insert fails, not at all. An unknown location
+ * fails the foreign key, which the dialect reports as the check's own 422 (location-references.ts).
+ */
+export async function insertEventLogged(db: Executor, event: NewEvent, now = Date.now()) {
+  requireStorable('/title', event.title)
+  const row = await db
+    .with('written', (qb) =>
+      qb
+        .insertInto('events')
+        .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
+        .returningAll(),
+    )
+    .with('counted', (qb) => countedEvents(qb, 1))
+    .with('logged', logWritten('created', now))
+    .selectFrom('written')
+    .selectAll()
+    .executeTakeFirstOrThrow()
+  return toEvent(row)
 }
 
 /** Deletes row `id` when the precondition holds; else fails as whyNotWritten says. */
@@ -241,6 +271,9 @@ export async function insertLocations(
   const batchSize = Math.floor(flavour.maxParameters / 4)
   let locationCount = 0
   let eventCount = 0
+  // The counter's lock before any event (event-count.ts); the count is added once it is known.
+  const shard = pickShard()
+  await countEvents(trx, 0, shard)
   for (const location of locations) {
     const { id } = await trx
       .insertInto('locations')
@@ -258,7 +291,7 @@ export async function insertLocations(
       onProgress?.(eventCount)
     }
   }
-  await countEvents(trx, eventCount)
+  await countEvents(trx, eventCount, shard)
   return { locations: locationCount, events: eventCount }
 }
 
