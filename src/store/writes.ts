@@ -1,10 +1,11 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction, except
 // updateEventLogged and insertEventLogged, each a statement and transaction of its own.
-import { type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
+import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
 import { DomainError, invalidField } from '../domain/errors.ts'
 import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import type { Precondition } from '../domain/types.ts'
+import { shapedStatements } from './compiled.ts'
 import { countEvents, countedEvents, pickShard } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
 import type { SqlFlavour } from './flavour.ts'
@@ -61,21 +62,34 @@ export function withPrecondition<Q extends Filterable<Q>>(
   query: Q,
   precondition: Precondition | undefined,
 ): Q {
-  let conditional = query
+  return whereVersions(query, versionConditions(precondition))
+}
+
+const whereVersions = <Q extends Filterable<Q>>(query: Q, conditions: readonly VersionCondition[]) =>
+  conditions.reduce((conditional, { op, versions }) => conditional.where('version', op, versions), query)
+
+interface VersionCondition {
+  readonly op: 'in' | 'not in'
+  readonly versions: readonly number[]
+}
+
+/** The precondition as conditions on the stored version, each to hold for the write to happen. */
+function versionConditions(precondition: Precondition | undefined): VersionCondition[] {
+  const conditions: VersionCondition[] = []
   const { match, noneMatch } = precondition ?? {}
   // If-Match: * holds for any stored row, which `where id = …` already requires.
   if (match?.kind === 'versions') {
     // An If-Match that names no usable version can never hold.
     const versions = storable(match.versions)
-    conditional = conditional.where('version', 'in', versions.length > 0 ? versions : noVersion)
+    conditions.push({ op: 'in', versions: versions.length > 0 ? versions : noVersion })
   }
   // If-None-Match: * never holds for a stored row (RFC 9110 §13.1.2).
-  if (noneMatch?.kind === 'any') conditional = conditional.where('version', 'in', noVersion)
+  if (noneMatch?.kind === 'any') conditions.push({ op: 'in', versions: noVersion })
   if (noneMatch?.kind === 'versions') {
     const versions = storable(noneMatch.versions)
-    if (versions.length > 0) conditional = conditional.where('version', 'not in', versions)
+    if (versions.length > 0) conditions.push({ op: 'not in', versions })
   }
-  return conditional
+  return conditions
 }
 
 // `version` is an SQL integer (32 bits in PostgreSQL, which rejects a larger parameter outright):
@@ -166,28 +180,49 @@ const logWritten = (kind: 'created' | 'updated', now: number) => (qb: QueryCreat
  * statement: the statement is its own transaction, so the write costs one round trip instead of
  * four (BEGIN, UPDATE, INSERT, COMMIT). Only where the log is numbered by its readers (a numbered
  * append must take the log's lock first) and where a WITH clause may hold writes (PostgreSQL).
+ * Compiled once per set of columns and form of precondition (`loggedWrites`).
  */
 export async function updateEventLogged(
-  db: Executor,
+  db: Kysely<Database>,
   id: number,
   values: Updateable<Database['events']>,
   precondition: Precondition | undefined,
   now = Date.now(),
 ): Promise<Selectable<Database['events']>> {
-  const row = await db
-    .with('written', (qb) =>
-      withPrecondition(
-        qb
-          .updateTable('events')
-          .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
-          .where('id', '=', id),
-        precondition,
-      ).returningAll(),
-    )
-    .with('logged', logWritten('updated', now))
-    .selectFrom('written')
-    .selectAll()
-    .executeTakeFirst()
+  const columns = Object.keys(values) as (keyof typeof values)[]
+  const conditions = versionConditions(precondition)
+  const shape = `${columns.join()} ${conditions.map(({ op, versions }) => `${op} ${versions.length}`).join()}`
+  // The values in the order the builder below takes their slots.
+  const slotted = [
+    ...columns.map((column) => values[column]),
+    id,
+    now,
+    ...conditions.flatMap(({ versions }) => versions),
+  ]
+  const statement = loggedWrites(db, `update ${shape}`, slotted, (slot) => {
+    let next = columns.length + 2
+    const slottedConditions = conditions.map(({ op, versions }) => ({
+      op,
+      versions: versions.map(() => slot<number>(next++)),
+    }))
+    return db
+      .with('written', (qb) =>
+        whereVersions(
+          qb
+            .updateTable('events')
+            .set((eb) => ({
+              ...Object.fromEntries(columns.map((column, i) => [column, slot(i)])),
+              version: eb('version', '+', 1),
+            }))
+            .where('id', '=', slot<number>(columns.length)),
+          slottedConditions,
+        ).returningAll(),
+      )
+      .with('logged', logWritten('updated', slot<number>(columns.length + 1)))
+      .selectFrom('written')
+      .selectAll()
+  })
+  const [row] = (await db.executeQuery(statement)).rows
   // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
   if (!row) throw await whyNotWritten(db, 'events', id, precondition)
   return row
@@ -200,22 +235,36 @@ export async function updateEventLogged(
  * so the counter moves with the insert or, when the insert fails, not at all. An unknown location
  * fails the foreign key, which the dialect reports as the check's own 422 (location-references.ts).
  */
-export async function insertEventLogged(db: Executor, event: NewEvent, now = Date.now()) {
+export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, now = Date.now()) {
   requireStorable('/title', event.title)
-  const row = await db
-    .with('written', (qb) =>
-      qb
-        .insertInto('events')
-        .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
-        .returningAll(),
-    )
-    .with('counted', (qb) => countedEvents(qb, 1))
-    .with('logged', logWritten('created', now))
-    .selectFrom('written')
-    .selectAll()
-    .executeTakeFirstOrThrow()
+  const { title, title_folded } = titleColumns(event.title)
+  // The counter's shard is chosen per statement (event-count.ts), so it is a value too.
+  const values = [title, title_folded, event.date, event.locationId, now, pickShard()]
+  const statement = loggedWrites(db, 'insert', values, (slot) =>
+    db
+      .with('written', (qb) =>
+        qb
+          .insertInto('events')
+          .values({
+            title: slot(0),
+            title_folded: slot(1),
+            starts_at: slot(2),
+            location_id: slot(3),
+          })
+          .returningAll(),
+      )
+      .with('counted', (qb) => countedEvents(qb, 1, slot<number>(5)))
+      .with('logged', logWritten('created', slot<number>(4)))
+      .selectFrom('written')
+      .selectAll(),
+  )
+  const [row] = (await db.executeQuery(statement)).rows
+  if (!row) throw new Error('an INSERT … RETURNING answered no row')
   return toEvent(row)
 }
+
+/** The one-statement writes above, each form compiled once (compiled.ts). */
+const loggedWrites = shapedStatements<Selectable<Database['events']>>()
 
 /** Deletes row `id` when the precondition holds; else fails as whyNotWritten says. */
 export async function deleteVersioned<T extends Versioned>(
