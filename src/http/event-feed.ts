@@ -55,22 +55,20 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
   app.addHook('onClose', () => hub.close())
 
   /** Replays what the client missed, then lets held live changes through. */
-  async function catchUp(stream: FeedStream, after: number | undefined, log: FastifyRequest['log']) {
+  async function catchUp(stream: FeedStream, after: number, log: FastifyRequest['log']) {
     try {
-      if (after !== undefined) {
-        const { oldest, newest } = await store.changeLogBounds()
-        if (after < oldest - 1) {
-          // Some changes it missed are no longer kept: it must read the collection again.
-          stream.send(newest, renderChange({ seq: newest, kind: 'reset' }))
-        } else {
-          for (let from = after; !stream.ended; ) {
-            const changes = await store.changesAfter(from, replayBatch)
-            for (const change of changes) stream.send(change.seq, renderChange(change))
-            const last = changes.at(-1)
-            if (!last || changes.length < replayBatch) break
-            from = last.seq
-            await stream.drained()
-          }
+      const { oldest, newest } = await store.changeLogBounds()
+      if (after < oldest - 1) {
+        // Some changes it missed are no longer kept: it must read the collection again.
+        stream.send(newest, renderChange({ seq: newest, kind: 'reset' }))
+      } else {
+        for (let from = after; !stream.ended; ) {
+          const changes = await store.changesAfter(from, replayBatch)
+          for (const change of changes) stream.send(change.seq, renderChange(change))
+          const last = changes.at(-1)
+          if (!last || changes.length < replayBatch) break
+          from = last.seq
+          await stream.drained()
         }
       }
       stream.goLive()
@@ -83,10 +81,15 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
   return {
     open: () => connections.size,
     async serve(request, reply) {
-      const after = startingPoint(request)
-      if (after !== undefined && after > (await store.changeLogBounds()).newest) {
-        throw new DomainError('bad_request', `Last-Event-ID ${after} is newer than any change`)
+      const sent = startingPoint(request)
+      const { newest } = await store.changeLogBounds()
+      if (sent !== undefined && sent > newest) {
+        throw new DomainError('bad_request', `Last-Event-ID ${sent} is newer than any change`)
       }
+      // A feed without Last-Event-ID starts after every change committed before it opened, never
+      // with one of them: the process's reader may still be behind (it delivers whatever it has
+      // not read yet), and the replay from here covers the time until the subscription.
+      const after = sent ?? newest
       if (draining) {
         reply.header('retry-after', '1')
         throw new DomainError('overloaded', 'this instance is shutting down; connect again')
