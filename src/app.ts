@@ -24,7 +24,7 @@ import { assetRoutes } from './http/html/assets.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
-import { registerRateLimits } from './http/rate-limit.ts'
+import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
 import { entryPointRoutes } from './http/routes/entry-point.ts'
 import { eventRoutes } from './http/routes/events.ts'
@@ -32,6 +32,7 @@ import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
 import { relationRoutes } from './http/routes/relations.ts'
 import { registerSignatures } from './http/signature-auth.ts'
+import { requireCheckedBody } from './http/signed-body.ts'
 import { loadTlsMaterial, logCertificate, strictTransportSecurity } from './http/tls.ts'
 import type { EventStore } from './store/event-store.ts'
 
@@ -183,8 +184,11 @@ export function buildApp({
   // Reads per address, writes per principal, counted once the pipeline has accepted the request
   // (http/rate-limit.ts).
   const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
-  registerRateLimits(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
-  registerPipeline(app, authenticator([basicScheme(verifier), ...signatures]))
+  registerPipeline(app, {
+    authenticate: authenticator([basicScheme(verifier), ...signatures]),
+    limit: rateLimiter({ reads: config.rateLimitReads, writes: config.rateLimitWrites, counters }),
+    bodySteps: [requireCheckedBody],
+  })
 
   // A response finished during a drain closes its connection, so a keep-alive client does not hold
   // the exit up until its idle timeout (Fastify does this only for requests that arrive later).

@@ -1,47 +1,110 @@
 // What happens to every request of a declared operation before its handler runs, in order:
 // authenticate (credentials that are sent are checked on reads too: 401/429; writes need an
-// editor: 401/403; http/authenticate.ts), negotiate the response type (406; the handler labels its response with
-// `request.representation`), check the body's media type (415), then, after parsing, insist on a
-// body where one is required (400).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+// editor: 401/403; http/authenticate.ts), negotiate the response type (406; the handler labels its
+// response with `request.representation`), check the body's media type (415), count the request
+// against its rate limit (429; http/rate-limit.ts), then, after parsing, insist on a body where one
+// is required (400).
+//
+// These are hooks of each operation's own route, added as the route is registered (Fastify's
+// onRoute), with the operation at hand: a route without an operation (404, 405, assets, docs)
+// runs none of them, a route without a body runs no preValidation, and no request looks its
+// operation up (Fastify builds request.routeOptions anew on every read).
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preValidationHookHandler,
+} from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 import type { Authenticate } from './authenticate.ts'
 import { hasContent } from './body.ts'
 import { parseContentType, responseType } from './negotiate.ts'
+import { type RateLimiter, unlimited } from './rate-limit.ts'
 import { acceptFieldOf, type Method, type Operation } from './resource.ts'
 
-export function registerPipeline(app: FastifyInstance, authenticate: Authenticate): void {
-  // Callbacks, not async functions: they run for every request, and a read without credentials
-  // (most of them) waits for nothing.
-  app.addHook('onRequest', (request, reply, done) => {
-    const { operation, method } = request.routeOptions.config
-    if (!operation || !method) return done()
+export interface PipelineSteps {
+  readonly authenticate: Authenticate
+  /** Absent when no rate limit is on. */
+  readonly limit?: RateLimiter | undefined
+  /** preValidation steps of every operation that takes a body (signed-body checks). */
+  readonly bodySteps?: readonly preValidationHookHandler[]
+}
+
+/** Adds the pipeline's hooks to every route of a declared operation registered after this. */
+export function registerPipeline(app: FastifyInstance, steps: PipelineSteps): void {
+  app.addHook('onRoute', (route) => {
+    const { operation, method } = route.config ?? {}
+    if (!operation || !method) return
+    // New arrays: the HEAD route Fastify adds beside a GET is registered from the GET's own options.
+    route.onRequest = [
+      ...hooksOf(route.onRequest),
+      accepting(operation, method, route.url, unlimited(route.url) ? undefined : steps.limit, steps),
+    ]
+    if (operation.consumes) {
+      route.preValidation = [
+        ...hooksOf(route.preValidation),
+        ...(steps.bodySteps ?? []),
+        requiringBody(operation),
+      ]
+    }
+  })
+}
+
+const hooksOf = <H>(hooks: H | H[] | undefined): H[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]
+
+// Callbacks, not async functions: they run for every request, and a read without credentials
+// (most of them) waits for nothing.
+function accepting(
+  operation: Operation,
+  method: Method,
+  url: string,
+  limit: RateLimiter | undefined,
+  { authenticate }: PipelineSteps,
+): onRequestHookHandler {
+  const write = operation.write === true
+  /** The refusal, or the rate limit's judgement once the request is accepted. */
+  const judged = (request: FastifyRequest, reply: FastifyReply) =>
+    accepts(request, reply, operation, method, url) ?? limit?.(request, reply, write) ?? null
+  const finish = (
+    judgement: DomainError | null | Promise<DomainError | null>,
+    done: (error?: Error) => void,
+  ) => {
+    if (!(judgement instanceof Promise)) return done(judgement ?? undefined)
+    judgement.then(
+      (refusal) => done(refusal ?? undefined),
+      (error: Error) => done(error),
+    )
+  }
+  return (request, reply, done) => {
     let checking: Promise<User> | undefined
     try {
-      checking = authenticate(request, reply, operation.write === true)
+      checking = authenticate(request, reply, write)
     } catch (error) {
       return done(error as Error)
     }
-    if (!checking) return done(accepts(request, reply, operation, method))
+    if (!checking) return finish(judged(request, reply), done)
     checking.then(
       (principal) => {
         request.principal = principal
-        done(accepts(request, reply, operation, method))
+        finish(judged(request, reply), done)
       },
       (error: Error) => done(error),
     )
-  })
+  }
+}
 
-  app.addHook('preValidation', (request, _reply, done) => {
-    const { operation } = request.routeOptions.config
-    if (!operation?.consumes || request.body !== undefined) return done()
+function requiringBody(operation: Operation): preValidationHookHandler {
+  return (request, _reply, done) => {
+    if (request.body !== undefined) return done()
     if (operation.bodyRequired)
       return done(new DomainError('bad_request', `${request.method} needs a JSON request body`))
     // An optional body that is absent or empty means "no parameters".
     request.body = {}
     done()
-  })
+  }
 }
 
 /**
@@ -53,6 +116,7 @@ function accepts(
   reply: FastifyReply,
   operation: Operation,
   method: Method,
+  url: string,
 ): DomainError | undefined {
   if (operation.produces) {
     const chosen = responseType(request.headers.accept, operation.produces)
@@ -67,10 +131,7 @@ function accepts(
 
   if (!hasContent(request)) return undefined
   if (!operation.consumes) {
-    return new DomainError(
-      'unsupported_media_type',
-      `${method} ${request.routeOptions.url} takes no request body`,
-    )
+    return new DomainError('unsupported_media_type', `${method} ${url} takes no request body`)
   }
   const contentType = parseContentType(request.headers['content-type'])
   if (

@@ -6,7 +6,7 @@
 //   (`request.ip`, which follows TRUST_PROXY; an IPv6 address by its /64, as for failed
 //   attempts). A principal's reads count under its address, never against its writes.
 // - Writes (POST, PUT, PATCH, DELETE) count under the principal (the user or API key).
-// - Both are counted after the pipeline (http/pipeline.ts) has accepted the request: after
+// - Both are counted once the pipeline (http/pipeline.ts) has accepted the request: after
 //   authentication, so that a write is counted for whoever sent it, and before the body is read.
 //   Requests refused there (401, 403, 406, 415) are not counted and carry no RateLimit fields: they
 //   cost little, wrong credentials have their own limit (auth/failed-attempts.ts), and a 401 for
@@ -22,7 +22,7 @@
 // the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
 // t "SHOULD reference the same point in time").
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Counters, Hit } from './rate-limit-store.ts'
@@ -44,13 +44,21 @@ const refusals: Record<Kind, string> = {
 }
 
 /** Paths no limit applies to: probes and scrapers must always get through. */
-const unlimited = (url: string | undefined) => url === '/metrics' || url?.startsWith('/health/') === true
+export const unlimited = (url: string) => url === '/metrics' || url.startsWith('/health/')
 
 /**
- * Adds the limits' hook: preParsing, which runs after every onRequest hook (the pipeline's
- * authentication among them) and before the body is read, wherever this is registered.
+ * Counts a request the pipeline has accepted (http/pipeline.ts: after authentication, before the
+ * body is read) and sets its RateLimit fields: the refusal when it is over its limit, else null.
+ * It answers at once for counters in memory, and with a promise for counters in Redis.
  */
-export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
+export type RateLimiter = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  write: boolean,
+) => DomainError | null | Promise<DomainError | null>
+
+/** The limiter of `limits`; undefined when both kinds are off. */
+export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
   const windowMs = limits.windowMs ?? 60_000
   const windowSeconds = Math.ceil(windowMs / 1000)
   const policies: Record<Kind, string> = {
@@ -69,33 +77,24 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
     return new DomainError('rate_limited', refusals[kind])
   }
 
-  if (limits.reads === 0 && limits.writes === 0) return
-  // A callback, not an async function: counters in memory answer at once, and every request of
-  // the API passes here.
-  app.addHook('preParsing', (request, reply, payload, done) => {
-    // One read of routeOptions: Fastify builds it anew on every read.
-    const { config, url } = request.routeOptions
-    const { operation } = config
+  if (limits.reads === 0 && limits.writes === 0) return undefined
+  return (request, reply, write) => {
     let kind: Kind
     let key: string
-    if (!operation || unlimited(url)) return done(null, payload)
-    if (!operation.write) {
-      if (limits.reads === 0) return done(null, payload)
+    if (!write) {
+      if (limits.reads === 0) return null
       // request.ip is undefined once the client has gone (its socket has no address any more).
       kind = 'reads'
       key = addressBlock(request.ip ?? 'gone')
     } else {
-      if (limits.writes === 0 || !request.principal) return done(null, payload)
+      if (limits.writes === 0 || !request.principal) return null
       // A digest keeps user names out of a shared store, and keys short.
       kind = 'writes'
       key = createHash('sha256').update(request.principal.name).digest('base64url')
     }
     const limit = limits[kind]
     const hit = limits.counters.hit(`${kind}:${key}`, windowMs)
-    if (!(hit instanceof Promise)) return done(judge(kind, limit, hit, reply), payload)
-    hit.then(
-      (counted) => done(judge(kind, limit, counted, reply), payload),
-      (error: Error) => done(error, payload),
-    )
-  })
+    if (!(hit instanceof Promise)) return judge(kind, limit, hit, reply)
+    return hit.then((counted) => judge(kind, limit, counted, reply))
+  }
 }

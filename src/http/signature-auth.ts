@@ -58,11 +58,7 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
   if (!encryptionKey) return []
   const verifying = { store: settings.store, encryptionKey, now: settings.now ?? Date.now }
 
-  // Both hooks are callbacks, not async functions: they run for every request and mostly do nothing.
-  // A signature over a body the parser never saw (it sees every body that arrives) is not trusted.
-  app.addHook('preValidation', (request, _reply, done) => {
-    done(request.signedBodyDigest === null ? undefined : signatureNotValid())
-  })
+  // A callback, not an async function: it runs for every request and mostly does nothing.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 401) {
       // A body that did not match its digest is refused by the parser, where no scheme sets the challenges.

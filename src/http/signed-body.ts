@@ -1,7 +1,7 @@
 // The body of a signed request against the Content-Digest its signature covers (RFC 9530 §2).
 // Apart from signature-auth.ts so that the body parser (body.ts) needs nothing else of the scheme.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, preValidationHookHandler } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 
 declare module 'fastify' {
@@ -28,4 +28,12 @@ export function checkSignedBody(request: FastifyRequest, bytes: Buffer): void {
     request.log.info({ rule: 'Content-Digest does not match the body' }, 'request signature refused')
     throw signatureNotValid()
   }
+}
+
+/**
+ * A step of every operation that takes a body (http/pipeline.ts): a signature over a body the
+ * parser never saw (it sees every body that arrives) is not trusted.
+ */
+export const requireCheckedBody: preValidationHookHandler = (request, _reply, done) => {
+  done(request.signedBodyDigest === null ? undefined : signatureNotValid())
 }

@@ -169,11 +169,8 @@ export class KyselyStore implements EventStore {
     return { total: Number(first?.total ?? 0), rows }
   }
 
-  async getEvent(id: number) {
-    return this.#guard(async () => {
-      const [row] = await this.#rows(this.#hot.event(id))
-      return row && toEvent(row)
-    })
+  getEvent(id: number) {
+    return this.#hotRead(this.#hot.event(id), ([row]) => row && toEvent(row))
   }
 
   async createEvent(event: NewEvent) {
@@ -291,11 +288,8 @@ export class KyselyStore implements EventStore {
     })
   }
 
-  async getLocation(id: number) {
-    return this.#guard(async () => {
-      const [row] = await this.#rows(this.#hot.location(id))
-      return row && toLocation(row)
-    })
+  getLocation(id: number) {
+    return this.#hotRead(this.#hot.location(id), ([row]) => row && toLocation(row))
   }
 
   async createLocation(location: NewLocation) {
@@ -334,11 +328,8 @@ export class KyselyStore implements EventStore {
     await this.#write((trx) => deleteLocation(trx, this.dialect.flavour, id, precondition))
   }
 
-  async findUser(name: string) {
-    return this.#guard(async () => {
-      const [row] = await this.#rows(this.#hot.user(name))
-      return row && toUser(row)
-    })
+  findUser(name: string) {
+    return this.#hotRead(this.#hot.user(name), ([row]) => row && toUser(row))
   }
 
   async listUsers() {
@@ -498,6 +489,22 @@ export class KyselyStore implements EventStore {
     return this.dialect.readNow?.(query) ?? (await this.#db.executeQuery(query)).rows
   }
 
+  /**
+   * A hot read answered from its rows: at once where the dialect can (readNow), one promise and
+   * no await (four nested async functions were ~2 µs of a GET by id), else through Kysely; its
+   * errors translated as #guard does.
+   */
+  #hotRead<R, T>(query: CompiledQuery<R>, answer: (rows: R[]) => T): Promise<T> {
+    let rows: R[] | undefined
+    try {
+      rows = this.dialect.readNow?.(query)
+    } catch (error) {
+      return Promise.reject(this.dialect.translate(error))
+    }
+    if (rows) return Promise.resolve(answer(rows))
+    return this.#guard(async () => answer((await this.#db.executeQuery(query)).rows))
+  }
+
   async #guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work()
@@ -527,11 +534,8 @@ export class KyselyStore implements EventStore {
     })
   }
 
-  async findApiKey(id: string) {
-    return this.#guard(async () => {
-      const [row] = await this.#rows(this.#hot.apiKey(id))
-      return row && toApiKey(row)
-    })
+  findApiKey(id: string) {
+    return this.#hotRead(this.#hot.apiKey(id), ([row]) => row && toApiKey(row))
   }
 
   async listApiKeys() {
