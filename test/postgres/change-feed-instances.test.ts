@@ -87,6 +87,24 @@ describe('[postgres] the change feed across instances', { skip: postgresSkipReas
     feed.close()
   })
 
+  it('starts a feed without Last-Event-ID after every change committed before it opened, even one its instance has not read yet', async () => {
+    const earlier = await create(0, 'Before the feed')
+    // Instance 1 reads the log for a feed already open; a change logged without a notification
+    // (as a write whose NOTIFY has not arrived yet) is one it has not read when the next feed opens.
+    const open = await subscribe(1)
+    await sql.query(
+      `insert into change_log (kind, event_id, title, starts_at, location_id, version, changed_at)
+       select 'updated', id, title, starts_at, location_id, version, $2 from events where id = $1`,
+      [earlier, Date.now()],
+    )
+    const feed = await subscribe(1)
+    const later = await create(1, 'After the feed opened')
+    await feed.until(() => feed.events.length > 0, 'a change', 2_000)
+    assert.equal(JSON.parse(feed.events[0]?.data ?? '').id, later)
+    open.close()
+    feed.close()
+  })
+
   it('gives every instance’s feed the same gap-free, increasing sequence the log holds, under concurrent writes', async () => {
     const from = await newest()
     const [a, b] = [await subscribe(0), await subscribe(1)]
