@@ -40,7 +40,13 @@ export function registerPipeline(app: FastifyInstance, steps: PipelineSteps): vo
     // New arrays: the HEAD route Fastify adds beside a GET is registered from the GET's own options.
     route.onRequest = [
       ...hooksOf(route.onRequest),
-      accepting(operation, method, route.url, unlimited(route.url) ? undefined : steps.limit, steps),
+      accepting(
+        operation,
+        method,
+        route.url,
+        steps.authenticate,
+        unlimited(route.url) ? undefined : steps.limit,
+      ),
     ]
     if (operation.consumes) {
       route.preValidation = [
@@ -61,8 +67,8 @@ function accepting(
   operation: Operation,
   method: Method,
   url: string,
+  authenticate: Authenticate,
   limit: RateLimiter | undefined,
-  { authenticate }: PipelineSteps,
 ): onRequestHookHandler {
   const write = operation.write === true
   /** The refusal, or the rate limit's judgement once the request is accepted. */
