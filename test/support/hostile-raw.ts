@@ -136,7 +136,7 @@ const chunkedBodies = fc.constantFrom(
   'FFFFFFFFFFFFFFFFFF\r\n{}\r\n0\r\n\r\n',
   '7FFFFFFF\r\n{}',
   '2;ext=\u0000\r\n{}\r\n0\r\n\r\n',
-  '2;' + 'e'.repeat(20_000) + '\r\n{}\r\n0\r\n\r\n',
+  `2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
   '2\r\n{}0\r\n\r\n',
   '2\n{}\n0\n\n',
   '3\r\n{}\r\n0\r\n\r\n',
