@@ -24,6 +24,8 @@ declare global {
   interface Window {
     received: Received[]
     feed: EventSource
+    /** What the EventSource went through: [ms since it was made, event, readyState]. */
+    states: [number, string, number][]
   }
 }
 
@@ -129,14 +131,22 @@ describe('a browser’s EventSource across a server restart', { skip: !chromium 
       () =>
         new Promise<void>((resolve) => {
           window.received = []
+          window.states = []
+          const made = Date.now()
           window.feed = new EventSource('/events')
-          for (const type of ['created', 'deleted']) {
+          // reset too: it would say the server no longer had the missed change.
+          for (const type of ['created', 'deleted', 'reset']) {
             window.feed.addEventListener(type, (event) => {
               const message = event as MessageEvent<string>
               window.received.push({ type, lastEventId: message.lastEventId, data: JSON.parse(message.data) })
             })
           }
-          window.feed.onopen = () => resolve()
+          for (const type of ['open', 'error']) {
+            window.feed.addEventListener(type, () =>
+              window.states.push([Date.now() - made, type, window.feed.readyState]),
+            )
+          }
+          window.feed.addEventListener('open', () => resolve(), { once: true })
         }),
       undefined,
     )
@@ -154,13 +164,35 @@ describe('a browser’s EventSource across a server restart', { skip: !chromium 
     await page.waitForFunction((n) => window.received.length >= n, 1, { timeout: 5_000 })
 
     // The feed ends cleanly on SIGTERM; the change below is made while no server runs a feed.
-    running().child.kill('SIGTERM')
-    assert.equal((await running().exited).code, 0)
+    const first = running()
+    first.child.kill('SIGTERM')
+    assert.equal((await first.exited).code, 0)
     server = await startServerProcess(env)
     const deleted = await write('DELETE', `/events/${created.json().id}`)
     assert.equal(deleted.status, 204)
 
-    await page.waitForFunction((n) => window.received.length >= n, 2, { timeout: 10_000 })
+    // It reconnects every 2 s (the feed's retry field) until the new server answers; a loaded
+    // machine can take a while to start one, so the wait is generous. On failure the message says
+    // what the page went through and how the new server answered the feed.
+    await page
+      .waitForFunction((n) => window.received.length >= n, 2, { timeout: 30_000 })
+      .catch(async (error) => {
+        const seen = await page.evaluate(
+          () => ({ states: window.states, received: window.received }),
+          undefined,
+        )
+        // Each server's log of /events (a feed is logged when it ends or is refused).
+        const eventsLog = (server: ServerProcess) =>
+          server
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('"url":"/events"'))
+            .join('\n')
+        throw new Error(
+          `${(error as Error).message}\npage: ${JSON.stringify(seen)}\n` +
+            `first server, /events:\n${eventsLog(first)}\nsecond server, /events:\n${eventsLog(running())}`,
+        )
+      })
     const received = await page.evaluate(() => window.received, undefined)
     assert.deepEqual(
       received.map((r) => [r.type, r.data.id]),
