@@ -1,11 +1,22 @@
 // A result as a Markdown table, for the terminal and for bench/results/*.md.
-import type { BenchResult, Measured } from '../result.ts'
+import type { BenchResult, Measured, ScenarioResult } from '../result.ts'
 
 const int = (n: number) => Math.round(n).toLocaleString('en')
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
 const mib = (bytes: number | undefined) =>
   bytes === undefined ? '—' : `${(bytes / 1_048_576).toFixed(0)} MiB`
 const errors = (m: Measured) => m.non2xx + m.socketErrors
+
+/** The ratio; with several rounds, the lowest and highest round's too, so that the noise shows. */
+function ratioCell(s: ScenarioResult): string {
+  const rounds = s.rounds
+  if (!rounds || rounds.service.length < 2) return s.ratio.toFixed(2)
+  const ratios = rounds.service.map((rps, i) => {
+    const baseline = rounds.baseline[i] ?? 0
+    return baseline > 0 ? rps / baseline : 0
+  })
+  return `${s.ratio.toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+}
 
 export function markdown(result: BenchResult): string {
   const lines = [
@@ -15,7 +26,7 @@ export function markdown(result: BenchResult): string {
     `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (autocannon, its own process)`,
     ...((result.run.rounds ?? 1) > 1
       ? [
-          `- ${result.run.rounds} rounds per scenario, service and baseline in turn: req/s and latencies of the median round, the ratio the median of the rounds' ratios, errors and peak RSS over all rounds`,
+          `- ${result.run.rounds} rounds per scenario, service and baseline in turn: req/s and latencies of the median round, the ratio the median of the rounds' ratios (lowest–highest round in brackets), errors and peak RSS over all rounds`,
         ]
       : []),
     `- ${result.pinning}`,
@@ -28,7 +39,7 @@ export function markdown(result: BenchResult): string {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...result.scenarios.map(
       (s) =>
-        `| ${s.scenario} | ${int(s.events)} | ${int(s.service.rps)} | ${int(s.baseline.rps)} | ${s.ratio.toFixed(2)} | ` +
+        `| ${s.scenario} | ${int(s.events)} | ${int(s.service.rps)} | ${int(s.baseline.rps)} | ${ratioCell(s)} | ` +
         `${ms(s.service.p50Ms)} / ${ms(s.service.p99Ms)} | ${ms(s.baseline.p50Ms)} / ${ms(s.baseline.p99Ms)} | ` +
         `${errors(s.service)} / ${errors(s.baseline)} | ${mib(s.service.peakRssBytes)} |`,
     ),

@@ -106,6 +106,11 @@ describe('npm run bench -- --smoke', () => {
       assert.equal(s.baseline.rps, medianOf(rounds.baseline), `${s.scenario}: the baseline's median round`)
       const ratios = rounds.service.map((rps, i) => rps / (rounds.baseline[i] as number))
       assert.equal(s.ratio, medianOf(ratios), `${s.scenario}: the median of the rounds' ratios`)
+      const [low, high] = [Math.min(...ratios), Math.max(...ratios)].map((r) => r.toFixed(2))
+      assert.ok(
+        output.includes(`| ${s.ratio.toFixed(2)} (${low}–${high}) |`),
+        `${s.scenario}: the table shows the median ratio and the rounds' range`,
+      )
       assert.ok(s.service.requests >= (result.run.requests ?? 1))
       assert.equal(s.errors, 0)
     }
