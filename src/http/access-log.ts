@@ -7,10 +7,17 @@
 // - one line per answered request (`request completed`: request id, method, URL, client address,
 //   status, time), at info, written through the root logger as one flat object (ACCESS_LOG=false:
 //   none); at debug, a line as each request starts (`incoming request`) too;
+// - the access line is written as pino writes it (same fields, same order, same level, time and
+//   bindings), but put together by a function made for its six fields (compiledAccessLine) rather
+//   than by pino's general path, which looks up serializers, stringifiers and mixins for every key
+//   of every line: with the access line on, GET /events/<id> cost ~9 µs of CPU more than without.
+//   A logger that customises any of that (a mixin, a log formatter, redaction or serializers of
+//   these fields, a stream that wants metadata) gets its lines through pino's own path.
 // - `request.log` makes its child logger (which carries the request id into every line the request
 //   writes, warnings and errors alike) on its first line only, so a request that logs nothing
 //   makes none.
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import { symbols } from 'pino'
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0]
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>
@@ -26,6 +33,8 @@ const enabled = (logger: FastifyBaseLogger, level: Level): boolean => {
 /** Fastify's per-request log lines, replaced by the access line (one per response). */
 export class AccessLog extends LogController {
   readonly #lines: boolean
+  /** The access line's writer, made for the app's logger on the first answered request. */
+  #writer: { readonly logger: FastifyBaseLogger; readonly write: LineWriter } | undefined
 
   /** `lines`: whether answered requests are logged at all (ACCESS_LOG). */
   constructor(lines: boolean) {
@@ -52,8 +61,17 @@ export class AccessLog extends LogController {
       return
     }
     if (!this.#lines || !enabled(log, 'info')) return
-    log.info(lineOf(request, reply), 'request completed')
+    if (this.#writer?.logger !== log) this.#writer = { logger: log, write: accessLineWriter(log) }
+    this.#writer.write(request, reply)
   }
+}
+
+type LineWriter = (request: FastifyRequest, reply: FastifyReply) => void
+
+const completed = 'request completed'
+
+function accessLineWriter(log: FastifyBaseLogger): LineWriter {
+  return compiledAccessLine(log) ?? ((request, reply) => log.info(lineOf(request, reply), completed))
 }
 
 const lineOf = (request: FastifyRequest, reply: FastifyReply) => ({
@@ -65,6 +83,64 @@ const lineOf = (request: FastifyRequest, reply: FastifyReply) => ({
   statusCode: reply.statusCode,
   responseTime: reply.elapsedTime,
 })
+
+// A child's message prefix (pino 8.14 and later; not in pino's typings).
+const msgPrefix = (symbols as unknown as Record<string, symbol | undefined>).msgPrefixSym
+const lineKeys = ['requestId', 'method', 'url', 'remoteAddress', 'statusCode', 'responseTime', 'msg']
+
+/** A string as JSON: written as it is when it needs no escaping (the usual request id, method, address). */
+const plain = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+const jsonString = (text: string) => (plain.test(text) ? `"${text}"` : JSON.stringify(text))
+
+/**
+ * The access line of lineOf, with pino's own level field, time, bindings and line end (read
+ * through `pino.symbols`, which pino exposes for integrations), when `log` is a pino logger that
+ * would write it exactly so; undefined otherwise.
+ */
+function compiledAccessLine(log: FastifyBaseLogger): LineWriter | undefined {
+  const logger = log as unknown as Record<symbol, unknown> & { levels?: { values?: Record<string, number> } }
+  const info = logger.levels?.values?.info
+  const levelField =
+    info === undefined ? undefined : (logger[symbols.lsCacheSym] as Record<number, unknown>)?.[info]
+  const time = logger[symbols.timeSym]
+  const bindings = logger[symbols.chindingsSym]
+  const end = logger[symbols.endSym]
+  const stream = logger[symbols.streamSym] as { write?: unknown } | undefined
+  const formatters = logger[symbols.formattersSym] as { log?: unknown } | undefined
+  const hooks = logger[symbols.hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined
+  const serializers = (logger[symbols.serializersSym] ?? {}) as Record<string, unknown>
+  const stringifiers = (logger[symbols.stringifiersSym] ?? {}) as Record<string | symbol, unknown>
+  if (
+    typeof levelField !== 'string' ||
+    typeof time !== 'function' ||
+    typeof bindings !== 'string' ||
+    typeof end !== 'string' ||
+    typeof stream?.write !== 'function' ||
+    (stream as Record<symbol, unknown>)[symbols.needsMetadataGsym] === true ||
+    logger[symbols.mixinSym] ||
+    logger[symbols.nestedKeySym] ||
+    (msgPrefix !== undefined && logger[msgPrefix]) ||
+    logger[symbols.messageKeySym] !== 'msg' ||
+    formatters?.log ||
+    hooks?.streamWrite ||
+    hooks?.logMethod ||
+    stringifiers[symbols.wildcardFirstSym] ||
+    lineKeys.some((key) => serializers[key] || stringifiers[key])
+  ) {
+    return undefined
+  }
+  const now = time as () => string
+  const write = (stream.write as (line: string) => void).bind(stream)
+  const ending = `,"msg":"${completed}"${end}`
+  return (request, reply) => {
+    // request.ip is undefined once the client has gone: pino leaves an undefined field out.
+    const address = request.ip
+    const elapsed = reply.elapsedTime
+    write(
+      `${levelField}${now()}${bindings},"requestId":${jsonString(request.id)},"method":${jsonString(request.method)},"url":${jsonString(request.url)}${address === undefined ? '' : `,"remoteAddress":${jsonString(address)}`},"statusCode":${reply.statusCode},"responseTime":${Number.isFinite(elapsed) ? elapsed : null}${ending}`,
+    )
+  }
+}
 
 /**
  * Fastify's `childLoggerFactory`: the request's logger, whose pino child (with the request id)

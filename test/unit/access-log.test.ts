@@ -5,9 +5,10 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import Fastify from 'fastify'
+import type { LoggerOptions } from 'pino'
 import { AccessLog, requestLogger } from '../../src/http/access-log.ts'
 
-async function linesOf(level: string, accessLog: boolean, path: string) {
+async function linesOf(level: string, accessLog: boolean, path: string, options: LoggerOptions = {}) {
   const lines: Record<string, unknown>[] = []
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -16,7 +17,7 @@ async function linesOf(level: string, accessLog: boolean, path: string) {
     },
   })
   const app = Fastify({
-    logger: { level, stream },
+    logger: { level, stream, ...options },
     logController: new AccessLog(accessLog),
     childLoggerFactory: requestLogger,
     genReqId: () => 'request-1',
@@ -78,5 +79,32 @@ describe('the access log', () => {
         `${level}, ACCESS_LOG=${accessLog}`,
       )
     }
+  })
+
+  it('writes the line as pino itself would: the same fields in the same order, escaped alike', async () => {
+    // A streamWrite hook makes the access log hand its line to pino's own path.
+    const viaPino = { hooks: { streamWrite: (line: string) => line } }
+    for (const path of ['/quiet', '/quiet?q="caf\u00e9"&x=\\', `/quiet?${'a'.repeat(300)}`]) {
+      const [compiled] = await linesOf('info', true, path)
+      const [general] = await linesOf('info', true, path, viaPino)
+      const comparable = (line: Record<string, unknown> | undefined) => ({
+        ...line,
+        time: 0,
+        responseTime: 0,
+      })
+      assert.deepEqual(Object.keys(compiled ?? {}), Object.keys(general ?? {}), path)
+      assert.deepEqual(comparable(compiled), comparable(general), path)
+    }
+  })
+
+  it('keeps what a logger adds to every line (a mixin, a message key, bindings)', async () => {
+    const [line] = await linesOf('info', true, '/quiet', {
+      mixin: () => ({ service: 'events' }),
+      messageKey: 'message',
+      base: { instance: 'a' },
+    })
+    assert.equal(line?.service, 'events')
+    assert.equal(line?.message, 'request completed')
+    assert.equal(line?.instance, 'a')
   })
 })
