@@ -1,14 +1,21 @@
 // The load generator, a process of its own (pinned to its own core when bench/pinning.ts can):
-// it receives runs over IPC, drives autocannon through them and answers with the figures. Kept
-// apart from the harness so that the process measuring is not the process making the load.
+// it receives runs over IPC, drives them with wrk where it is installed (bench/wrk-driver.ts) and
+// autocannon otherwise (and for signed requests, which cannot be drawn ahead), and answers with the
+// figures. Kept apart from the harness so that the process measuring is not the process making the
+// load; wrk runs as its child, on the same core.
 import autocannon, { type Result } from 'autocannon'
-import { type DrawnRequest, drawRequest, type RequestPlan } from './scenarios.ts'
+import { type DrawnRequest, drawRequest, type RequestPlan, scenarios } from './scenarios.ts'
+import { findWrk, runWrk } from './wrk-driver.ts'
+
+export type LoadGenerator = 'wrk' | 'autocannon'
 
 export interface LoadRun {
   readonly plan: RequestPlan
   readonly connections: number
   /** Either a time in seconds or a number of requests. */
   readonly length: { readonly seconds: number } | { readonly requests: number }
+  /** `auto`: wrk when installed, except for signed requests. */
+  readonly generator: LoadGenerator | 'auto'
 }
 
 export interface LoadFigures {
@@ -22,6 +29,8 @@ export interface LoadFigures {
   readonly socketErrors: number
   readonly timeouts: number
   readonly statusCodes: Record<string, number>
+  /** What made the load. */
+  readonly driver: LoadGenerator
 }
 
 /** Loaded only for signed runs: src/client/sign-request.ts, exactly as a client would sign. */
@@ -45,7 +54,14 @@ async function signer(plan: RequestPlan): Promise<((request: DrawnRequest) => Dr
   })
 }
 
-async function run({ plan, connections, length }: LoadRun): Promise<LoadFigures> {
+const wrk = findWrk()
+
+async function run(load: LoadRun): Promise<LoadFigures> {
+  const { plan, connections, length, generator } = load
+  if (generator === 'wrk' && !wrk) throw new Error('--load wrk: wrk is not installed (apt-get install wrk)')
+  // Both sides of a scenario get the same generator: the baseline's unsigned PUTs too.
+  const drawnAhead = scenarios[plan.scenario].auth !== 'signature'
+  if (wrk && generator !== 'autocannon' && drawnAhead) return runWrk(wrk, load)
   const sign = await signer(plan)
   const result = await new Promise<Result>((resolve, reject) => {
     autocannon(
@@ -73,6 +89,7 @@ async function run({ plan, connections, length }: LoadRun): Promise<LoadFigures>
     socketErrors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
+    driver: 'autocannon',
   }
 }
 

@@ -1,6 +1,7 @@
 // The command line of `npm run bench`.
 import { parseArgs } from 'node:util'
 import type { StoreName } from './databases.ts'
+import type { LoadGenerator } from './load-driver.ts'
 import type { ScenarioName } from './scenarios.ts'
 
 export interface Options {
@@ -15,6 +16,8 @@ export interface Options {
   readonly requests: number | undefined
   readonly warmup: { readonly seconds: number } | { readonly requests: number }
   readonly connections: number
+  /** What makes the load: wrk where installed (auto), or the one named. */
+  readonly load: LoadGenerator | 'auto'
   readonly growth: boolean
   readonly growthBase: number
   readonly scenarios: readonly ScenarioName[]
@@ -35,6 +38,8 @@ export const usage = `Usage: npm run bench -- [options]
   --rounds N                measure each scenario N times, service and baseline in turn, and
                             report the medians (default 1; 3 or 5 on a noisy machine)
   --connections N           concurrent connections (default 10)
+  --load auto|wrk|autocannon  the load generator (default auto: wrk where installed, autocannon
+                            otherwise and for signed requests)
   --scenarios a,b           only these (get-event, get-page, deep-page, filter-dates,
                             filter-location, filter-q, put-event, signed-put-event,
                             post-event, mix-90-10)
@@ -72,6 +77,7 @@ export function parseOptions(argv: string[]): Options {
       warmup: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '1' },
       connections: { type: 'string', default: '10' },
+      load: { type: 'string', default: 'auto' },
       scenarios: { type: 'string' },
       growth: { type: 'boolean', default: false },
       'growth-base': { type: 'string' },
@@ -100,6 +106,9 @@ export function parseOptions(argv: string[]): Options {
     if (!mainScenarios.includes(name))
       throw new Error(`unknown scenario ${name} (one of ${mainScenarios.join(', ')})`)
   }
+  const load = values.load
+  if (load !== 'auto' && load !== 'wrk' && load !== 'autocannon')
+    throw new Error('--load must be auto, wrk or autocannon')
   if (values.compare && positionals.length !== 2) throw new Error('--compare takes two result files')
   return {
     store: values.store,
@@ -110,6 +119,7 @@ export function parseOptions(argv: string[]): Options {
     requests: smoke ? 200 : undefined,
     warmup: smoke ? { requests: 30 } : { seconds: number('warmup', values.warmup, 2) },
     connections: Math.floor(number('connections', values.connections, 10)),
+    load,
     // The smoke run checks the growth runs work too, on sizes that import in a second.
     growth: values.growth || smoke,
     growthBase: Math.floor(number('growth-base', values['growth-base'], smoke ? 200 : 10_000)),

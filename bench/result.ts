@@ -48,6 +48,8 @@ export interface BenchResult {
     readonly connections: number
     /** Measured runs per scenario and server (absent: 1). */
     readonly rounds?: number
+    /** The --load option (absent in results from before wrk: autocannon). */
+    readonly load?: string
   }
   readonly pinning: string
   readonly peakRss: string

@@ -144,6 +144,7 @@ async function measure(
   const base: Omit<LoadRun, 'length'> = {
     plan,
     connections: scenarios[plan.scenario].connections ?? options.connections,
+    generator: options.load,
   }
   // The warm-up and the measured run each start with the databases idle: nothing left over from
   // the run before weighs on this one.
@@ -316,6 +317,7 @@ async function bench(options: Options): Promise<BenchResult> {
       ...(options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests }),
       connections: options.connections,
       rounds: options.rounds,
+      load: options.load,
     },
     pinning: pinning.description,
     peakRss: peakSinceStart

@@ -18,12 +18,27 @@ function ratioCell(s: ScenarioResult): string {
   return `${s.ratio.toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
 }
 
+/** Which load generator drove which scenarios: `wrk`, or `wrk; autocannon for signed-put-event`. */
+function loadGenerators(result: BenchResult): string {
+  const byDriver = new Map<string, string[]>()
+  for (const s of result.scenarios) {
+    const driver = s.service.driver ?? 'autocannon'
+    byDriver.set(driver, [...(byDriver.get(driver) ?? []), s.scenario])
+  }
+  const [main, ...others] = [...byDriver.entries()].sort((a, b) => b[1].length - a[1].length)
+  if (!main) return 'no runs'
+  return [
+    main[0],
+    ...others.map(([driver, names]) => `${driver} for ${[...new Set(names)].join(', ')}`),
+  ].join('; ')
+}
+
 export function markdown(result: BenchResult): string {
   const lines = [
     `# Benchmark ${result.date} (${result.commit}${result.dirty ? ', uncommitted changes in src/' : ''})`,
     '',
     `- store: ${result.store}, ${int(result.events)} events${result.smoke ? ' (smoke run: the figures mean nothing)' : ''}`,
-    `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (autocannon, its own process)`,
+    `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (${loadGenerators(result)}, in a process of its own)`,
     ...((result.run.rounds ?? 1) > 1
       ? [
           `- ${result.run.rounds} rounds per scenario, service and baseline in turn: req/s and latencies of the median round, the ratio the median of the rounds' ratios (lowest–highest round in brackets), errors and peak RSS over all rounds`,

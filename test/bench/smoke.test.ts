@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import type { BenchResult } from '../../bench/result.ts'
+import { findWrk } from '../../bench/wrk-driver.ts'
 import { postgresSkipReason } from '../support/stores.ts'
+
+const wrkInstalled = findWrk() !== undefined
+const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
 
 const repoRoot = new URL('../..', import.meta.url).pathname
 
@@ -68,6 +72,14 @@ function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smo
     ] as const) {
       const what = `${s.scenario}@${s.events} (${side})`
       assert.equal(figures.non2xx, 0, `${what}: status codes ${JSON.stringify(figures.statusCodes)}`)
+      // wrk where installed (.ci/run installs it), except for signed requests, drawn fresh each time.
+      const driver = wrkInstalled && s.scenario !== 'signed-put-event' ? 'wrk' : 'autocannon'
+      assert.equal(figures.driver, driver, `${what}: load generator`)
+      assert.equal(
+        sumOf(figures.statusCodes),
+        figures.requests,
+        `${what}: every answer has its status counted`,
+      )
       assert.equal(figures.socketErrors, 0, `${what}: socket errors`)
       assert.ok(figures.requests >= (result.run.requests ?? 1), `${what}: ${figures.requests} requests`)
       for (const figure of [figures.rps, figures.p50Ms, figures.p99Ms])
