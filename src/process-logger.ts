@@ -23,6 +23,8 @@ export const logFlushEveryMs = 100
 export interface ProcessLogStream extends DestinationStream {
   /** Writes what is waiting, now. */
   flushSync(): void
+  /** pino's `logger.flush(callback)`: the same, then the callback. */
+  flush(callback?: (error?: Error) => void): void
 }
 
 /** The log destination of `node dist/main.js`; tests build apps that log elsewhere. */
@@ -46,5 +48,9 @@ export function processLogStream(fd = 1): ProcessLogStream {
       if (length >= logBufferBytes) flushSync()
     },
     flushSync,
+    flush(callback) {
+      flushSync()
+      callback?.()
+    },
   }
 }

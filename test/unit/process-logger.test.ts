@@ -5,6 +5,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { pino } from 'pino'
 import { logBufferBytes, processLogStream } from '../../src/process-logger.ts'
 import { poll } from '../support/process.ts'
 
@@ -25,6 +26,20 @@ describe('the process log stream', () => {
     assert.equal(read(), '')
     stream.flushSync()
     assert.equal(read(), '{"n":1}\n{"n":2}\n')
+    close()
+  })
+
+  it("writes what waits when pino's logger.flush asks", () => {
+    const { stream, read, close } = logFile('flush.log')
+    const logger = pino({ base: null, timestamp: false }, stream)
+    logger.info('first')
+    assert.equal(read(), '')
+    let called = false
+    logger.flush(() => {
+      called = true
+    })
+    assert.equal(read(), '{"level":30,"msg":"first"}\n')
+    assert.equal(called, true)
     close()
   })
 
