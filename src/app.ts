@@ -1,6 +1,5 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
-import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -18,6 +17,7 @@ import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
 import { guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
+import { type DirectRead, directReads } from './http/direct-read.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
@@ -26,6 +26,8 @@ import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
+import { requestIdOf } from './http/request-id.ts'
+import { routeTable } from './http/resource.ts'
 import { entryPointRoutes } from './http/routes/entry-point.ts'
 import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
@@ -50,9 +52,6 @@ export interface AppDependencies {
   readonly rateLimitKeyPrefix?: string
 }
 
-// A request id the client sent is kept when it is short and plain, so it can be logged and echoed.
-const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
-
 export function buildApp({
   config,
   store,
@@ -76,6 +75,10 @@ export function buildApp({
     ...(tls && { 'strict-transport-security': strictTransportSecurity }),
   }
 
+  // The plainest reads of one resource, answered past Fastify (http/direct-read.ts); set once the
+  // routes are.
+  let direct: DirectRead | undefined
+  const accessLog = new AccessLog(config.accessLog)
   const app = Fastify({
     ...(logger
       ? { loggerInstance: logger }
@@ -92,12 +95,9 @@ export function buildApp({
     requestIdHeader: false,
     // One access line per response, and request.log's child made only when a request logs
     // something (http/access-log.ts).
-    logController: new AccessLog(config.accessLog),
+    logController: accessLog,
     childLoggerFactory: requestLogger,
-    genReqId: (request) => {
-      const sent = request.headers['x-request-id']
-      return typeof sent === 'string' && saneRequestId.test(sent) ? sent : randomUUID()
-    },
+    genReqId: requestIdOf,
     // Unknown fields are an error (422), never silently dropped; types are never coerced.
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
@@ -128,7 +128,9 @@ export function buildApp({
         requireHostHeader: false,
       }
       const withHost = (request: IncomingMessage, response: ServerResponse) => {
-        if (!refuseMissingHost(request, response)) handler(request, response)
+        if (refuseMissingHost(request, response)) return
+        if (direct) direct(request, response, handler)
+        else handler(request, response)
       }
       const server = tls
         ? createSecureServer(
@@ -184,9 +186,10 @@ export function buildApp({
   // Reads per address, writes per principal, counted once the pipeline has accepted the request
   // (http/rate-limit.ts).
   const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
+  const limit = rateLimiter({ reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
   registerPipeline(app, {
     authenticate: authenticator([basicScheme(verifier), ...signatures]),
-    limit: rateLimiter({ reads: config.rateLimitReads, writes: config.rateLimitWrites, counters }),
+    limit,
     bodySteps: [requireCheckedBody],
   })
 
@@ -253,9 +256,23 @@ export function buildApp({
   // The stylesheet, script and icon of the HTML view (http/html/).
   assetRoutes(app)
   healthRoutes(app, store, counters)
-  registerMetrics(app, store, { feedConnections: feed.open })
+  const record = registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
   registerApiDocs(app)
+  // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
+  if (config.corsOrigins.length === 0) {
+    direct = directReads({
+      routes: routeTable(app),
+      limit,
+      accessLog,
+      log: app.log,
+      record,
+      everyAnswer,
+      vary: varyValue,
+      trusted: trust && ((address) => trust(address, 0)),
+      draining: () => draining,
+    })
+  }
   return app
 }
 

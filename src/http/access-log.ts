@@ -25,7 +25,7 @@ type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
 /** Whether `logger` writes lines at `level` (a logger that cannot tell is taken to write them). */
-const enabled = (logger: FastifyBaseLogger, level: Level): boolean => {
+export const enabled = (logger: FastifyBaseLogger, level: Level): boolean => {
   const check = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled
   return check === undefined || check.call(logger, level)
 }
@@ -43,10 +43,7 @@ export class AccessLog extends LogController {
   }
 
   override incomingRequest(request: FastifyRequest): void {
-    if (!this.#lines) return
-    const log = request.server.log
-    if (!enabled(log, 'debug')) return
-    log.debug({ requestId: request.id, method: request.method, url: request.url }, 'incoming request')
+    this.incoming(request.server.log, request.id, request.method, request.url)
   }
 
   override requestCompleted(
@@ -60,21 +57,44 @@ export class AccessLog extends LogController {
       log.error({ ...lineOf(request, reply), err: error }, 'request errored')
       return
     }
+    this.answered(log, lineOf(request, reply))
+  }
+
+  /** `incoming request` at debug, for a request answered past Fastify (http/direct-read.ts). */
+  incoming(log: FastifyBaseLogger, requestId: string, method: string, url: string): void {
+    if (!this.#lines || !enabled(log, 'debug')) return
+    log.debug({ requestId, method, url }, 'incoming request')
+  }
+
+  /** The access line of an answered request (http/direct-read.ts calls it for its own). */
+  answered(log: FastifyBaseLogger, line: AccessLine): void {
     if (!this.#lines || !enabled(log, 'info')) return
     if (this.#writer?.logger !== log) this.#writer = { logger: log, write: accessLineWriter(log) }
-    this.#writer.write(request, reply)
+    this.#writer.write(line)
   }
 }
 
-type LineWriter = (request: FastifyRequest, reply: FastifyReply) => void
+/** The fields of an access line, in their order. */
+export interface AccessLine {
+  readonly requestId: string
+  readonly method: string
+  readonly url: string
+  /** Undefined (and left out) once the client has gone. */
+  readonly remoteAddress: string | undefined
+  readonly statusCode: number
+  /** Milliseconds from the request's arrival to the end of its response. */
+  readonly responseTime: number
+}
+
+type LineWriter = (line: AccessLine) => void
 
 const completed = 'request completed'
 
 function accessLineWriter(log: FastifyBaseLogger): LineWriter {
-  return compiledAccessLine(log) ?? ((request, reply) => log.info(lineOf(request, reply), completed))
+  return compiledAccessLine(log) ?? ((line) => log.info(line, completed))
 }
 
-const lineOf = (request: FastifyRequest, reply: FastifyReply) => ({
+const lineOf = (request: FastifyRequest, reply: FastifyReply): AccessLine => ({
   requestId: request.id,
   method: request.method,
   url: request.url,
@@ -132,12 +152,10 @@ function compiledAccessLine(log: FastifyBaseLogger): LineWriter | undefined {
   const now = time as () => string
   const write = (stream.write as (line: string) => void).bind(stream)
   const ending = `,"msg":"${completed}"${end}`
-  return (request, reply) => {
-    // request.ip is undefined once the client has gone: pino leaves an undefined field out.
-    const address = request.ip
-    const elapsed = reply.elapsedTime
+  return ({ requestId, method, url, remoteAddress, statusCode, responseTime }) => {
+    // pino leaves an undefined field out.
     write(
-      `${levelField}${now()}${bindings},"requestId":${jsonString(request.id)},"method":${jsonString(request.method)},"url":${jsonString(request.url)}${address === undefined ? '' : `,"remoteAddress":${jsonString(address)}`},"statusCode":${reply.statusCode},"responseTime":${Number.isFinite(elapsed) ? elapsed : null}${ending}`,
+      `${levelField}${now()}${bindings},"requestId":${jsonString(requestId)},"method":${jsonString(method)},"url":${jsonString(url)}${remoteAddress === undefined ? '' : `,"remoteAddress":${jsonString(remoteAddress)}`},"statusCode":${statusCode},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}${ending}`,
     )
   }
 }

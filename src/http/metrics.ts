@@ -12,7 +12,14 @@ export interface MetricSources {
   readonly feedConnections: () => number
 }
 
-export function registerMetrics(app: FastifyInstance, store: EventStore, sources: MetricSources): void {
+/** Counts one answered request, with its time in milliseconds (http/direct-read.ts for its own). */
+export type RecordAnswer = (method: string, route: string, status: number, elapsedMs: number) => void
+
+export function registerMetrics(
+  app: FastifyInstance,
+  store: EventStore,
+  sources: MetricSources,
+): RecordAnswer {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const labelNames = ['method', 'route', 'status'] as const
@@ -71,17 +78,7 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
     },
   })
 
-  app.addHook('onResponse', (request, reply, done) => {
-    // A feed lasts as long as its client stays: counted by feed_connections, and left out of the
-    // requests and their latency, where one would swamp every bucket.
-    if (reply.getHeader('content-type') === mediaTypes.eventStream && reply.statusCode === 200) {
-      done()
-      return
-    }
-    // The route pattern, never the raw URL, so label values stay few.
-    const method = request.method
-    const route = request.routeOptions.url ?? 'unmatched'
-    const status = reply.statusCode
+  const record: RecordAnswer = (method, route, status, elapsedMs) => {
     const key = `${status} ${method} ${route}`
     let entry = answered.get(key)
     if (!entry) {
@@ -90,8 +87,19 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
       answered.set(key, entry)
     }
     entry.count++
-    entry.latency.observe(reply.elapsedTime / 1000)
+    entry.latency.observe(elapsedMs / 1000)
     if (status >= 500) serverErrors.inc()
+  }
+
+  app.addHook('onResponse', (request, reply, done) => {
+    // A feed lasts as long as its client stays: counted by feed_connections, and left out of the
+    // requests and their latency, where one would swamp every bucket.
+    if (reply.getHeader('content-type') === mediaTypes.eventStream && reply.statusCode === 200) {
+      done()
+      return
+    }
+    // The route pattern, never the raw URL, so label values stay few.
+    record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     done()
   })
 
@@ -104,4 +112,5 @@ export function registerMetrics(app: FastifyInstance, store: EventStore, sources
       },
     },
   })
+  return record
 }

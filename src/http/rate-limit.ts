@@ -22,6 +22,7 @@
 // the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
 // t "SHOULD reference the same point in time").
 import { createHash } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -46,16 +47,36 @@ const refusals: Record<Kind, string> = {
 /** Paths no limit applies to: probes and scrapers must always get through. */
 export const unlimited = (url: string) => url === '/metrics' || url.startsWith('/health/')
 
+/** What counting one request decided: its RateLimit fields, and the refusal when it is over its limit. */
+export interface Verdict {
+  /** Names and values in turn, as Node's writeHead takes them. */
+  readonly fields: readonly string[]
+  readonly refusal: DomainError | null
+}
+
 /**
  * Counts a request the pipeline has accepted (http/pipeline.ts: after authentication, before the
  * body is read) and sets its RateLimit fields: the refusal when it is over its limit, else null.
  * It answers at once for counters in memory, and with a promise for counters in Redis.
  */
-export type RateLimiter = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  write: boolean,
-) => DomainError | null | Promise<DomainError | null>
+export interface RateLimiter {
+  (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    write: boolean,
+  ): DomainError | null | Promise<DomainError | null>
+  /**
+   * Counts a read from `address` (undefined once the client has gone) as the pipeline would
+   * count an accepted read; undefined when reads are unlimited. For reads answered past Fastify
+   * (http/direct-read.ts).
+   */
+  countRead(address: string | undefined): Verdict | Promise<Verdict> | undefined
+  /**
+   * A read counted by countRead and then passed on to Fastify after all (it is refused): the
+   * pipeline takes `verdict` for it instead of counting it again.
+   */
+  handOver(request: IncomingMessage, verdict: Verdict): void
+}
 
 /** The limiter of `limits`; undefined when both kinds are off. */
 export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
@@ -66,35 +87,54 @@ export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
     writes: `"writes";q=${limits.writes};w=${windowSeconds}`,
   }
 
-  /** Sets the RateLimit fields of a counted request; the refusal when it is over the limit. */
-  function judge(kind: Kind, limit: number, { count, resetMs }: Hit, reply: FastifyReply) {
+  function verdict(kind: Kind, { count, resetMs }: Hit): Verdict {
+    const limit = limits[kind]
     // RFC 9110 §10.2.3: whole seconds; never 0 while the window is still open.
     const seconds = Math.max(1, Math.ceil(resetMs / 1000))
-    reply.header('ratelimit-policy', policies[kind])
-    reply.header('ratelimit', `"${kind}";r=${Math.max(0, limit - count)};t=${seconds}`)
-    if (count <= limit) return null
-    reply.header('retry-after', String(seconds))
-    return new DomainError('rate_limited', refusals[kind])
+    const state = `"${kind}";r=${Math.max(0, limit - count)};t=${seconds}`
+    if (count <= limit)
+      return { fields: ['ratelimit-policy', policies[kind], 'ratelimit', state], refusal: null }
+    return {
+      fields: ['ratelimit-policy', policies[kind], 'ratelimit', state, 'retry-after', String(seconds)],
+      refusal: new DomainError('rate_limited', refusals[kind]),
+    }
   }
 
+  function count(kind: Kind, key: string): Verdict | Promise<Verdict> {
+    const hit = limits.counters.hit(`${kind}:${key}`, windowMs)
+    if (!(hit instanceof Promise)) return verdict(kind, hit)
+    return hit.then((counted) => verdict(kind, counted))
+  }
+
+  /** Sets the fields of a counted request on its reply: the refusal, or null. */
+  const judged = (reply: FastifyReply, { fields, refusal }: Verdict) => {
+    for (let i = 0; i < fields.length; i += 2) reply.header(fields[i] as string, fields[i + 1])
+    return refusal
+  }
+
+  // Reads passed on by http/direct-read.ts after they were counted (rare: those refused).
+  const handedOver = new WeakMap<IncomingMessage, Verdict>()
+  // request.ip is undefined once the client has gone (its socket has no address any more).
+  const countRead = (address: string | undefined) => count('reads', addressBlock(address ?? 'gone'))
+
   if (limits.reads === 0 && limits.writes === 0) return undefined
-  return (request, reply, write) => {
-    let kind: Kind
-    let key: string
+  const limiter = (request: FastifyRequest, reply: FastifyReply, write: boolean) => {
+    let counted: Verdict | Promise<Verdict>
     if (!write) {
       if (limits.reads === 0) return null
-      // request.ip is undefined once the client has gone (its socket has no address any more).
-      kind = 'reads'
-      key = addressBlock(request.ip ?? 'gone')
+      counted = handedOver.get(request.raw) ?? countRead(request.ip)
     } else {
       if (limits.writes === 0 || !request.principal) return null
       // A digest keeps user names out of a shared store, and keys short.
-      kind = 'writes'
-      key = createHash('sha256').update(request.principal.name).digest('base64url')
+      counted = count('writes', createHash('sha256').update(request.principal.name).digest('base64url'))
     }
-    const limit = limits[kind]
-    const hit = limits.counters.hit(`${kind}:${key}`, windowMs)
-    if (!(hit instanceof Promise)) return judge(kind, limit, hit, reply)
-    return hit.then((counted) => judge(kind, limit, counted, reply))
+    if (!(counted instanceof Promise)) return judged(reply, counted)
+    return counted.then((verdict) => judged(reply, verdict))
   }
+  return Object.assign(limiter, {
+    countRead: (address: string | undefined) => (limits.reads === 0 ? undefined : countRead(address)),
+    handOver: (request: IncomingMessage, verdict: Verdict) => {
+      handedOver.set(request, verdict)
+    },
+  })
 }

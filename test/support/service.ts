@@ -1,5 +1,6 @@
 // Starts the real service (buildApp + listen on a free port, real database) for a test, with an
 // editor and a reader whose passwords are known, and speaks HTTP to it with undici.
+import type { FastifyInstance } from 'fastify'
 import { type Dispatcher, request as undiciRequest } from 'undici'
 import { type AppDependencies, buildApp } from '../../src/app.ts'
 import { hashPassword } from '../../src/auth/passwords.ts'
@@ -52,8 +53,16 @@ let hashes: Promise<[string, string]> | undefined
 export async function startService(
   target: StoreTarget,
   settings: ServiceSettings = {},
-  /** buildApp's test options: a rate-limit key prefix of the test's own in a shared Redis, a logger to read. */
-  options: Pick<AppDependencies, 'rateLimitKeyPrefix' | 'logger'> = {},
+  /**
+   * buildApp's test options: a rate-limit key prefix of the test's own in a shared Redis, a logger
+   * to read; and what the test adds to the app before it listens (a hook that watches requests).
+   */
+  {
+    beforeListen,
+    ...options
+  }: Pick<AppDependencies, 'rateLimitKeyPrefix' | 'logger'> & {
+    readonly beforeListen?: (app: FastifyInstance) => void
+  } = {},
 ): Promise<TestService> {
   const database = await target.create()
   const config = parseConfig({
@@ -75,6 +84,7 @@ export async function startService(
   await store.putUser(editor.user, 'editor', editorHash)
   await store.putUser(reader.user, 'reader', readerHash)
   const app = buildApp({ ...options, config, store })
+  beforeListen?.(app)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
