@@ -43,7 +43,10 @@ export class AccessLog extends LogController {
   }
 
   override incomingRequest(request: FastifyRequest): void {
-    this.incoming(request.server.log, request.id, request.method, request.url)
+    if (!this.#lines) return
+    const log = request.server.log
+    if (!enabled(log, 'debug')) return
+    log.debug({ requestId: request.id, method: request.method, url: request.url }, 'incoming request')
   }
 
   override requestCompleted(
@@ -57,13 +60,8 @@ export class AccessLog extends LogController {
       log.error({ ...lineOf(request, reply), err: error }, 'request errored')
       return
     }
-    this.answered(log, lineOf(request, reply))
-  }
-
-  /** `incoming request` at debug, for a request answered past Fastify (http/direct-read.ts). */
-  incoming(log: FastifyBaseLogger, requestId: string, method: string, url: string): void {
-    if (!this.#lines || !enabled(log, 'debug')) return
-    log.debug({ requestId, method, url }, 'incoming request')
+    // Checked before the line is put together: at warn, or with ACCESS_LOG=false, it costs nothing.
+    if (this.#lines && enabled(log, 'info')) this.answered(log, lineOf(request, reply))
   }
 
   /** The access line of an answered request (http/direct-read.ts calls it for its own). */

@@ -87,7 +87,8 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
   function plainRead(request: IncomingMessage) {
     if (request.method !== 'GET' || draining()) return undefined
     const url = request.url ?? ''
-    const slash = url.indexOf('/', 1)
+    // `/<collection>/<id>`, in origin form: any other request target is Fastify's to judge.
+    const slash = url.startsWith('/') ? url.indexOf('/', 1) : -1
     const target = slash > 0 ? targets.get(url.slice(1, slash)) : undefined
     const idText = url.slice(slash + 1)
     if (!target || !pathId.test(idText)) return undefined

@@ -128,6 +128,8 @@ for (const target of storeTargets) {
         ['/events/9007199254740993', '', 404],
         ['/events/01', '', 404],
         ['/nothing/1', '', 404],
+        ['//events/1', '', 404],
+        ['http://localhost/events/1', '', 200],
       ]
       for (const [path, fields, status, body] of cases) {
         viaFastify.length = 0
