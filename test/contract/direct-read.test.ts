@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { startService, type TestService } from '../support/service.ts'
-import { storeTargets } from '../support/stores.ts'
+import { type ServiceSettings, startService, type TestService } from '../support/service.ts'
+import { type StoreTarget, storeTargets } from '../support/stores.ts'
 
 /** One request written as is on a new connection; the response exactly as it came. */
 function exchange(port: number, head: string, body = ''): Promise<string> {
@@ -32,32 +33,47 @@ const titles = [
   '</script><script>alert(1)</script>',
 ]
 
+/**
+ * A service of the describe block's own whose Fastify path is watched: `viaFastify` lists each
+ * request that path serves, as `METHOD url` (the direct path runs no hook).
+ */
+function watchedService(target: StoreTarget, settings: ServiceSettings, logger?: FastifyBaseLogger) {
+  const watched = { service: undefined as unknown as TestService, viaFastify: [] as string[] }
+  before(async () => {
+    watched.service = await startService(target, settings, {
+      ...(logger && { logger }),
+      beforeListen: (app) =>
+        app.addHook('onRequest', (request, _reply, done) => {
+          watched.viaFastify.push(`${request.method} ${request.url}`)
+          done()
+        }),
+    })
+  })
+  after(() => watched.service.close())
+  return watched
+}
+
+/** An event at a location of its own, made through the store. */
+async function anEvent(service: TestService, title: string) {
+  const location = await service.store.createLocation({ name: 'Hall', address: 'Street 1' })
+  return service.store.createEvent({ title, date: Date.UTC(2027, 1, 1), locationId: location.id })
+}
+
 for (const target of storeTargets) {
   describe(`[${target.name}] reads answered past Fastify`, () => {
-    let service: TestService
-    /** The requests Fastify's path served, as `METHOD url`. */
-    const viaFastify: string[] = []
     const lines: Record<string, unknown>[] = []
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    )
+    const watched = watchedService(target, { rateLimitReads: '100000' }, logger)
+    const viaFastify = watched.viaFastify
+    let service: TestService
     const ids: number[] = []
     let locationId = 0
 
     before(async () => {
-      const logger = pino(
-        { level: 'info' },
-        { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-      )
-      service = await startService(
-        target,
-        { rateLimitReads: '100000' },
-        {
-          logger,
-          beforeListen: (app) =>
-            app.addHook('onRequest', (request, _reply, done) => {
-              viaFastify.push(`${request.method} ${request.url}`)
-              done()
-            }),
-        },
-      )
+      service = watched.service
       const location = await service.store.createLocation({ name: 'Hall "A"', address: '1 Main Street' })
       locationId = location.id
       for (const [i, title] of titles.entries()) {
@@ -71,7 +87,6 @@ for (const target of storeTargets) {
       // A version above 1 in the ETag.
       await service.store.updateEvent(ids[0] as number, { title: 'A plain title, edited' })
     })
-    after(() => service.close())
 
     /** The same request twice: as it is, and with a field Fastify's path alone takes. */
     async function bothWays(path: string, fields = '') {
@@ -179,30 +194,11 @@ for (const target of storeTargets) {
   })
 
   describe(`[${target.name}] reads past Fastify and the rate limit`, () => {
-    let service: TestService
-    const viaFastify: string[] = []
-    before(async () => {
-      service = await startService(
-        target,
-        { rateLimitReads: '2' },
-        {
-          beforeListen: (app) =>
-            app.addHook('onRequest', (request, _reply, done) => {
-              viaFastify.push(request.url)
-              done()
-            }),
-        },
-      )
-    })
-    after(() => service.close())
+    const watched = watchedService(target, { rateLimitReads: '2' })
 
     it('refuses the read over the limit through Fastify, with the fields of its count (counted once: test/unit/rate-limit.test.ts)', async () => {
-      const location = await service.store.createLocation({ name: 'Hall', address: 'Street 1' })
-      const event = await service.store.createEvent({
-        title: 'Limited',
-        date: Date.UTC(2027, 1, 1),
-        locationId: location.id,
-      })
+      const { service, viaFastify } = watched
+      const event = await anEvent(service, 'Limited')
       const read = () => exchange(service.port, `GET /events/${event.id} HTTP/1.1\r\nHost: x\r\n`)
       assert.match(await read(), /^HTTP\/1\.1 200 [\s\S]*\r\nratelimit: "reads";r=1;t=\d+\r\n/)
       assert.match(await read(), /^HTTP\/1\.1 200 [\s\S]*\r\nratelimit: "reads";r=0;t=\d+\r\n/)
@@ -210,38 +206,19 @@ for (const target of storeTargets) {
       const refused = await read()
       assert.match(refused, /^HTTP\/1\.1 429 [\s\S]*\r\nratelimit: "reads";r=0;t=\d+\r\nretry-after: \d+\r\n/)
       assert.match(refused, /"status":429/)
-      assert.deepEqual(viaFastify, [`/events/${event.id}`])
+      assert.deepEqual(viaFastify, [`GET /events/${event.id}`])
     })
   })
 
   describe(`[${target.name}] reads behind a trusted proxy`, () => {
-    let service: TestService
-    const viaFastify: string[] = []
-    before(async () => {
-      service = await startService(
-        target,
-        { trustProxy: '127.0.0.1' },
-        {
-          beforeListen: (app) =>
-            app.addHook('onRequest', (request, _reply, done) => {
-              viaFastify.push(request.url)
-              done()
-            }),
-        },
-      )
-    })
-    after(() => service.close())
+    const watched = watchedService(target, { trustProxy: '127.0.0.1' })
 
     it('go through Fastify, which reads the forwarding fields', async () => {
-      const location = await service.store.createLocation({ name: 'Hall', address: 'Street 1' })
-      const event = await service.store.createEvent({
-        title: 'Proxied',
-        date: Date.UTC(2027, 1, 1),
-        locationId: location.id,
-      })
+      const { service, viaFastify } = watched
+      const event = await anEvent(service, 'Proxied')
       const response = await exchange(service.port, `GET /events/${event.id} HTTP/1.1\r\nHost: x\r\n`)
       assert.match(response, /^HTTP\/1\.1 200 /)
-      assert.deepEqual(viaFastify, [`/events/${event.id}`])
+      assert.deepEqual(viaFastify, [`GET /events/${event.id}`])
     })
   })
 }
