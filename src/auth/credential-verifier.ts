@@ -5,7 +5,10 @@
 // - valid only while the user's stored hash is the one verified against (so a password change,
 //   role change or removal through any instance takes effect at the next request), and for a short TTL;
 // - concurrent misses for the same credentials share one hash computation (single-flight).
-// A remembered success costs one user lookup (the store's indexed query by name) and an HMAC.
+// A remembered success costs one user lookup (the store's indexed query by name) and an HMAC; for a
+// write that confirms the credentials in its own statement (`deferrable`), an editor remembered
+// there costs the HMAC alone: the user comes back `unconfirmed`, and the write requires them to be
+// still an editor with the same hash (store: updateEvent's `asUser`), or writes nothing.
 //
 // Failed checks are limited before any hash is computed (failed-attempts.ts), and an unknown user
 // costs exactly what a wrong password costs: the same lookup, the same single-flight by the same
@@ -54,7 +57,7 @@ export interface VerifierOptions {
 }
 
 interface Remembered {
-  readonly passwordHash: string
+  readonly user: User
   readonly expiresAt: number
 }
 
@@ -87,19 +90,24 @@ export class CredentialVerifier {
 
   /**
    * The user, when the password is theirs; undefined otherwise (unknown user or wrong password).
-   * Throws TooManyAttempts when `client` or `name` has failed too often lately.
+   * Throws TooManyAttempts when `client` or `name` has failed too often lately. With `deferrable`,
+   * an editor remembered for these credentials comes back `unconfirmed`, without a lookup.
    */
-  async verify(name: string, password: string, client = ''): Promise<User | undefined> {
+  async verify(name: string, password: string, client = '', deferrable = false): Promise<User | undefined> {
     const keys = attemptKeys(client, name)
     const attempts = this.options.attempts
     // Before the cache too: a remembered success must not answer guesses past the limit.
     const wait = attempts ? await attempts.retryAfter(keys) : 0
     if (attempts && wait > 0) throw new TooManyAttempts(wait, attempts.policy)
 
-    const user = await this.users.findUser(name)
     const key = createHmac('sha256', this.#key).update(name).update('\0').update(password).digest('base64url')
-    const hit = user && this.#remembered.get(key)
-    if (user && hit && hit.passwordHash === user.passwordHash && hit.expiresAt > Date.now()) return user
+    const remembered = this.#remembered.get(key)
+    const live = remembered && remembered.expiresAt > Date.now() ? remembered.user : undefined
+    // Only an editor: a reader remembered as such may have become an editor since.
+    if (deferrable && live?.role === 'editor') return { ...live, unconfirmed: true }
+
+    const user = await this.users.findUser(name)
+    if (user && live && live.passwordHash === user.passwordHash) return user
 
     // An unknown user is checked against the dummy exactly as a user against their hash, by the
     // same key, so concurrent identical requests share one hash in both cases.
@@ -119,7 +127,7 @@ export class CredentialVerifier {
     if (!outcome.ok && joined) await this.options.attempts?.take(keys)
     if (!user || !outcome.ok) return undefined
     const current = outcome.upgraded ? { ...user, passwordHash: outcome.upgraded } : user
-    this.#remember(key, current.passwordHash)
+    this.#remember(key, current)
     return current
   }
 
@@ -160,7 +168,7 @@ export class CredentialVerifier {
     }
   }
 
-  #remember(key: string, passwordHash: string) {
+  #remember(key: string, user: User) {
     if (this.options.ttlMs <= 0) return
     const max = this.options.maxEntries ?? 10_000
     // Map keeps insertion order: dropping the first entries drops the oldest.
@@ -170,6 +178,6 @@ export class CredentialVerifier {
       this.#remembered.delete(oldest)
     }
     this.#remembered.delete(key)
-    this.#remembered.set(key, { passwordHash, expiresAt: Date.now() + this.options.ttlMs })
+    this.#remembered.set(key, { user, expiresAt: Date.now() + this.options.ttlMs })
   }
 }

@@ -38,5 +38,17 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The credentials a write was to confirm (CredentialCheck) are no longer an editor's: changed,
+ * demoted or removed since they were remembered. Nothing was written; authenticate again. Never
+ * an answer of its own (http/authenticate.ts `confirmedWrite` turns it into 401, 403 or the write).
+ */
+export class CredentialsChanged extends Error {
+  constructor() {
+    super('the credentials changed since they were checked')
+    this.name = 'CredentialsChanged'
+  }
+}
+
 export const invalidField = (pointer: string, detail: string): DomainError =>
   new DomainError('invalid_fields', `${pointer.slice(1) || 'body'} ${detail}`, [{ pointer, detail }])

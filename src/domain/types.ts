@@ -25,6 +25,17 @@ export interface User {
   readonly name: string
   readonly role: Role
   readonly passwordHash: string
+  /**
+   * Set on an editor remembered from an earlier check of the same credentials and not looked up
+   * again for this request: the write that takes it confirms it in its own statement.
+   */
+  readonly unconfirmed?: true
+}
+
+/** What a write confirms in its own statement: that this user is still an editor with this hash. */
+export interface CredentialCheck {
+  readonly name: string
+  readonly passwordHash: string
 }
 
 export interface EventChanges {

@@ -12,8 +12,8 @@
 // without credentials), 405 and 404 answers never look at credentials.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { TooManyAttempts } from '../auth/failed-attempts.ts'
-import { DomainError } from '../domain/errors.ts'
-import type { User } from '../domain/types.ts'
+import { CredentialsChanged, DomainError } from '../domain/errors.ts'
+import type { CredentialCheck, User } from '../domain/types.ts'
 import { parseBasic } from './basic-auth.ts'
 
 export interface AuthScheme {
@@ -22,14 +22,15 @@ export interface AuthScheme {
   /**
    * undefined, at once, when the request carries none of this scheme's credentials (most reads
    * carry none, and wait for nothing); else the user when they are valid, rejecting with
-   * `unauthenticated` when they are not and `rate_limited` when checking is refused.
+   * `unauthenticated` when they are not and `rate_limited` when checking is refused. With
+   * `deferrable`, the user may come back `unconfirmed` (see confirmedWrite).
    */
-  identify(request: FastifyRequest): Promise<User> | undefined
+  identify(request: FastifyRequest, deferrable: boolean): Promise<User> | undefined
 }
 
 /** Checks name and password; throws TooManyAttempts when `client` or `name` failed too often. */
 export interface PasswordChecker {
-  verify(name: string, password: string, client: string): Promise<User | undefined>
+  verify(name: string, password: string, client: string, deferrable: boolean): Promise<User | undefined>
 }
 
 export const basicChallenge = 'Basic realm="events", charset="UTF-8"'
@@ -38,13 +39,14 @@ export const basicChallenge = 'Basic realm="events", charset="UTF-8"'
 export function basicScheme(verifier: PasswordChecker): AuthScheme {
   return {
     challenge: basicChallenge,
-    identify(request) {
+    identify(request, deferrable) {
       const field = request.headers.authorization
       if (field === undefined) return undefined
       const check = async () => {
         const credentials = parseBasic(field)
         const user =
-          credentials && (await verifier.verify(credentials.user, credentials.password, request.ip))
+          credentials &&
+          (await verifier.verify(credentials.user, credentials.password, request.ip, deferrable))
         // One message for a malformed field, an unknown user and a wrong password: the answer must
         // not tell which names exist.
         if (!user) throw new DomainError('unauthenticated', 'the credentials are not valid')
@@ -58,11 +60,13 @@ export function basicScheme(verifier: PasswordChecker): AuthScheme {
 /**
  * The request's user, checked: undefined at once when it carries no credentials and may go
  * without; a promise when credentials must be checked. Throws (or rejects) with the refusal.
+ * `deferrable`: the operation's write confirms the credentials itself (confirmedWrite).
  */
 export type Authenticate = (
   request: FastifyRequest,
   reply: FastifyReply,
   write: boolean,
+  deferrable?: boolean,
 ) => Promise<User> | undefined
 
 export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
@@ -88,10 +92,10 @@ export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
       throw new DomainError('forbidden', `user "${user.name}" may read but not write`)
     return user
   }
-  return function authenticate(request, reply, write) {
+  return function authenticate(request, reply, write, deferrable = false) {
     // The first scheme whose credentials the request carries decides.
     for (const scheme of schemes) {
-      const identified = scheme.identify(request)
+      const identified = scheme.identify(request, deferrable)
       if (identified) {
         return identified.then(
           (user) => allowed(user, write),
@@ -101,5 +105,28 @@ export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
     }
     if (!write) return undefined
     return refused(new DomainError('unauthenticated', 'this request needs credentials (HTTP Basic)'), reply)
+  }
+}
+
+/**
+ * Runs a write that can confirm its principal's credentials in its own statement. A principal
+ * remembered from earlier requests and not looked up again (`unconfirmed`) is confirmed there: the
+ * store writes only if the user is still an editor with that password hash, saving the lookup's
+ * round trip. If they are not (the password, the role or the user changed, on any instance), the
+ * request is authenticated anew, as the pipeline does it (401, 403), and written again.
+ */
+export async function confirmedWrite<T>(
+  request: FastifyRequest,
+  write: (asUser: CredentialCheck | undefined) => Promise<T>,
+): Promise<T> {
+  const principal = request.principal
+  const confirm = request.confirmPrincipal
+  if (!principal?.unconfirmed || !confirm) return write(undefined)
+  try {
+    return await write({ name: principal.name, passwordHash: principal.passwordHash })
+  } catch (error) {
+    if (!(error instanceof CredentialsChanged)) throw error
+    request.principal = await confirm()
+    return write(undefined)
   }
 }

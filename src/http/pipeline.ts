@@ -71,6 +71,7 @@ function accepting(
   limit: RateLimiter | undefined,
 ): onRequestHookHandler {
   const write = operation.write === true
+  const deferrable = write && operation.confirmsCredentials === true
   /** The refusal, or the rate limit's judgement once the request is accepted. */
   const judged = (request: FastifyRequest, reply: FastifyReply) =>
     accepts(request, reply, operation, method, url) ?? limit?.(request, reply, write) ?? null
@@ -84,10 +85,16 @@ function accepting(
       (error: Error) => done(error),
     )
   }
+  /** Authentication in full, for a principal the write found changed (confirmedWrite). */
+  const confirmed = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = await authenticate(request, reply, write)
+    if (!user) throw new DomainError('unauthenticated', 'this request needs credentials')
+    return user
+  }
   return (request, reply, done) => {
     let checking: Promise<User> | undefined
     try {
-      checking = authenticate(request, reply, write)
+      checking = authenticate(request, reply, write, deferrable)
     } catch (error) {
       return done(error as Error)
     }
@@ -95,6 +102,7 @@ function accepting(
     checking.then(
       (principal) => {
         request.principal = principal
+        if (principal.unconfirmed) request.confirmPrincipal = () => confirmed(request, reply)
         finish(judged(request, reply), done)
       },
       (error: Error) => done(error),

@@ -56,6 +56,12 @@ export interface Operation<S extends FastifySchema = FastifySchema> {
   /** Honours `Idempotency-Key` (a reused key with another body: 422). */
   readonly idempotencyKey?: boolean
   /**
+   * Its handler writes through confirmedWrite (http/authenticate.ts), which confirms the
+   * principal's credentials in the write's own statement: a remembered Basic credential is then
+   * not looked up before it.
+   */
+  readonly confirmsCredentials?: boolean
+  /**
    * A read of one stored resource by the id in its path (`/<collection>/:id`), given apart from
    * the handler so that http/direct-read.ts can answer the plainest requests for it past Fastify.
    */
@@ -87,6 +93,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated user of a write, set by the authentication hook. */
     principal?: User
+    /**
+     * Set with an `unconfirmed` principal: authenticates the request anew, in full
+     * (http/authenticate.ts confirmedWrite).
+     */
+    confirmPrincipal?: () => Promise<User>
     /** The media type chosen by negotiation for the response. */
     representation?: string
   }

@@ -2,6 +2,7 @@
 // in their dialect (store/dialects/); everything SQL stays in this folder.
 import type { Change, ChangeLogBounds } from '../domain/change.ts'
 import type {
+  CredentialCheck,
   Event,
   EventChanges,
   EventFilter,
@@ -89,8 +90,16 @@ export interface EventStore {
    * of writing: one conditional statement, so of concurrent writers with the same ETag exactly one
    * wins. Fails with `not_found` when there is no such event, whatever the precondition (RFC 9110
    * §13.2.1), else with `precondition_failed`. An empty change keeps the version (and the ETag).
+   * With `asUser`, the same statement also requires that user to be still an editor with that
+   * password hash; when they are not, nothing is written and it fails with CredentialsChanged
+   * (before any `not_found` or `precondition_failed`).
    */
-  updateEvent(id: number, changes: EventChanges, precondition?: Precondition): Promise<Event>
+  updateEvent(
+    id: number,
+    changes: EventChanges,
+    precondition?: Precondition,
+    asUser?: CredentialCheck,
+  ): Promise<Event>
   /** Deletes the event on the same terms as updateEvent: `not_found`, or `precondition_failed`. */
   deleteEvent(id: number, precondition?: Precondition): Promise<void>
 

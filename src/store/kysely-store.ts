@@ -12,6 +12,7 @@ import type { ChangeKind } from '../domain/change.ts'
 import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type {
+  CredentialCheck,
   Event,
   EventChanges,
   EventFilter,
@@ -197,7 +198,12 @@ export class KyselyStore implements EventStore {
     })
   }
 
-  async updateEvent(id: number, changes: EventChanges, precondition?: Precondition) {
+  async updateEvent(
+    id: number,
+    changes: EventChanges,
+    precondition?: Precondition,
+    asUser?: CredentialCheck,
+  ) {
     // A new location is checked first (and an empty patch logs nothing): those take the
     // transaction below; the common edit is one statement where the dialect allows it.
     if (
@@ -210,7 +216,9 @@ export class KyselyStore implements EventStore {
         ...(changes.title !== undefined && titleColumns(changes.title)),
         ...(changes.date !== undefined && { starts_at: changes.date }),
       }
-      const event = toEvent(await this.#guard(() => updateEventLogged(this.#db, id, values, precondition)))
+      const event = toEvent(
+        await this.#guard(() => updateEventLogged(this.#db, id, values, precondition, asUser)),
+      )
       this.#changed()
       return event
     }
@@ -222,7 +230,7 @@ export class KyselyStore implements EventStore {
         ...(changes.date !== undefined && { starts_at: changes.date }),
         ...(changes.locationId !== undefined && { location_id: changes.locationId }),
       }
-      const event = toEvent(await updateVersioned(trx, 'events', id, values, precondition))
+      const event = toEvent(await updateVersioned(trx, 'events', id, values, precondition, asUser))
       // An empty merge patch changes nothing (the version stays): nothing to log.
       if (Object.keys(changes).length === 0) return event
       return this.#logChange(trx, 'updated', event)

@@ -1,10 +1,10 @@
 // The write steps the store's operations share. Each runs inside the caller's transaction, except
 // updateEventLogged and insertEventLogged, each a statement and transaction of its own.
 import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
-import { DomainError, invalidField } from '../domain/errors.ts'
+import { CredentialsChanged, DomainError, invalidField } from '../domain/errors.ts'
 import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
-import type { Precondition } from '../domain/types.ts'
+import type { CredentialCheck, Precondition } from '../domain/types.ts'
 import { shapedStatements } from './compiled.ts'
 import { countEvents, countedEvents, pickShard } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
@@ -108,7 +108,20 @@ export async function whyNotWritten(
   table: Versioned,
   id: number,
   precondition: Precondition | undefined,
-): Promise<DomainError> {
+  asUser?: CredentialCheck,
+): Promise<Error> {
+  // Credentials that no longer hold come first: their holder learns that (401, 403), not what
+  // the write would have met.
+  if (asUser) {
+    const still = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('name', '=', asUser.name)
+      .where('password_hash', '=', asUser.passwordHash)
+      .where('role', '=', 'editor')
+      .executeTakeFirst()
+    if (!still) return new CredentialsChanged()
+  }
   const what = `${table === 'events' ? 'event' : 'location'} ${id}`
   const row = await trx.selectFrom(table).select('version').where('id', '=', id).executeTakeFirst()
   if (!row) return new DomainError('not_found', `there is no ${what}`)
@@ -120,6 +133,13 @@ export async function whyNotWritten(
     field ? failureDetail(field, what) : `${what} changed while it was being written; read it again`,
   )
 }
+
+/**
+ * The condition a write adds to confirm its principal's credentials (CredentialCheck): the user
+ * is still an editor with the hash that was checked (the users table read by its unique name).
+ */
+const stillEditor = (name: unknown, passwordHash: unknown) =>
+  sql<boolean>`exists (select 1 from users where name = ${name} and password_hash = ${passwordHash} and role = 'editor')`
 
 /** The tables whose rows carry a version, the ETag of their representations. */
 export type Versioned = 'events' | 'locations'
@@ -135,9 +155,10 @@ export async function updateVersioned<T extends Versioned>(
   id: number,
   values: Updateable<Database[T]>,
   precondition: Precondition | undefined,
+  asUser?: CredentialCheck,
 ): Promise<Selectable<Database[T]>> {
   // Typed for one table: Kysely cannot type a statement over a union of tables.
-  const row = await withPrecondition(
+  const update = withPrecondition(
     trx
       .updateTable(table as Versioned as 'events')
       .set((eb) => ({
@@ -147,9 +168,10 @@ export async function updateVersioned<T extends Versioned>(
       .where('id', '=', id),
     precondition,
   )
+  const row = await (asUser ? update.where(stillEditor(asUser.name, asUser.passwordHash)) : update)
     .returningAll()
     .executeTakeFirst()
-  if (!row) throw await whyNotWritten(trx, table, id, precondition)
+  if (!row) throw await whyNotWritten(trx, table, id, precondition, asUser)
   return row as Selectable<Database[T]>
 }
 
@@ -187,17 +209,19 @@ export async function updateEventLogged(
   id: number,
   values: Updateable<Database['events']>,
   precondition: Precondition | undefined,
+  asUser?: CredentialCheck,
   now = Date.now(),
 ): Promise<Selectable<Database['events']>> {
   const columns = Object.keys(values) as (keyof typeof values)[]
   const conditions = versionConditions(precondition)
-  const shape = `${columns.join()} ${conditions.map(({ op, versions }) => `${op} ${versions.length}`).join()}`
+  const shape = `${columns.join()} ${conditions.map(({ op, versions }) => `${op} ${versions.length}`).join()}${asUser ? ' as user' : ''}`
   // The values in the order the builder below takes their slots.
   const slotted = [
     ...columns.map((column) => values[column]),
     id,
     now,
     ...conditions.flatMap(({ versions }) => versions),
+    ...(asUser ? [asUser.name, asUser.passwordHash] : []),
   ]
   const statement = loggedWrites(db, `update ${shape}`, slotted, (slot) => {
     let next = columns.length + 2
@@ -205,18 +229,19 @@ export async function updateEventLogged(
       op,
       versions: versions.map(() => slot<number>(next++)),
     }))
+    const update = whereVersions(
+      db
+        .updateTable('events')
+        .set((eb) => ({
+          ...Object.fromEntries(columns.map((column, i) => [column, slot(i)])),
+          version: eb('version', '+', 1),
+        }))
+        .where('id', '=', slot<number>(columns.length)),
+      slottedConditions,
+    )
     return db
-      .with('written', (qb) =>
-        whereVersions(
-          qb
-            .updateTable('events')
-            .set((eb) => ({
-              ...Object.fromEntries(columns.map((column, i) => [column, slot(i)])),
-              version: eb('version', '+', 1),
-            }))
-            .where('id', '=', slot<number>(columns.length)),
-          slottedConditions,
-        ).returningAll(),
+      .with('written', () =>
+        (asUser ? update.where(stillEditor(slot(next), slot(next + 1))) : update).returningAll(),
       )
       .with('logged', logWritten('updated', slot<number>(columns.length + 1)))
       .selectFrom('written')
@@ -224,7 +249,7 @@ export async function updateEventLogged(
   })
   const [row] = (await db.executeQuery(statement)).rows
   // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
-  if (!row) throw await whyNotWritten(db, 'events', id, precondition)
+  if (!row) throw await whyNotWritten(db, 'events', id, precondition, asUser)
   return row
 }
 

@@ -238,6 +238,38 @@ describe('CredentialVerifier', () => {
       assert.deepEqual(await verifier.verify('alice', alicePassword), demoted)
     })
 
+    it('answers a write that confirms the credentials itself from the cache, without a lookup, as unconfirmed', async () => {
+      const { users, verifier } = setUp()
+      assert.deepEqual(
+        await verifier.verify('alice', alicePassword, '', true),
+        alice(),
+        'first: checked in full',
+      )
+      const lookups = users.lookups
+      assert.deepEqual(await verifier.verify('alice', alicePassword, '', true), {
+        ...alice(),
+        unconfirmed: true,
+      })
+      assert.equal(users.lookups, lookups, 'no lookup')
+      // Without deferral, and for another password, the lookup (and the check) happen as before.
+      assert.deepEqual(await verifier.verify('alice', alicePassword), alice())
+      assert.equal(await verifier.verify('alice', `${alicePassword}x`, '', true), undefined)
+      assert.equal(users.lookups, lookups + 2)
+    })
+
+    it('defers only for an editor remembered within ttlMs', async () => {
+      const { users, verifier } = setUp({ ttlMs: 40 })
+      await verifier.verify('bob', bobPassword)
+      // A reader may have become an editor since: looked up, and answered as the store has them now.
+      const promoted = users.put({ ...bob(), role: 'editor' })
+      assert.deepEqual(await verifier.verify('bob', bobPassword, '', true), promoted)
+      await verifier.verify('alice', alicePassword)
+      await sleep(80)
+      const lookups = users.lookups
+      assert.deepEqual(await verifier.verify('alice', alicePassword, '', true), alice())
+      assert.equal(users.lookups, lookups + 1)
+    })
+
     it('does not cache at all when ttlMs is 0', async () => {
       const { verifier } = setUp({ ttlMs: 0, concurrency: 1 })
       assert.deepEqual(await verifier.verify('alice', alicePassword), alice())

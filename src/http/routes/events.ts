@@ -14,6 +14,7 @@ import { invalidField } from '../../domain/errors.ts'
 import { filterParameters, filterQuery, resolveFilter } from '../../domain/event-filter.ts'
 import type { Event as DomainEvent, EventChanges } from '../../domain/types.ts'
 import type { EventStore } from '../../store/event-store.ts'
+import { confirmedWrite } from '../authenticate.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
 import type { ChangeFeed } from '../event-feed.ts'
 import { eventCollectionPage, eventPage } from '../html/event-pages.ts'
@@ -110,6 +111,10 @@ export function eventRoutes(
     }),
   })
 
+  /** The store's update, confirming the principal's credentials in its statement. */
+  const updateEvent = (request: FastifyRequest, id: number, changes: EventChanges) =>
+    confirmedWrite(request, (asUser) => store.updateEvent(id, changes, writePrecondition(request), asUser))
+
   registerResource(app, '/events/:id', {
     GET: readOperation({
       what: 'event',
@@ -122,17 +127,19 @@ export function eventRoutes(
     }),
     PUT: operation({
       ...eventWrite,
+      confirmsCredentials: true,
       schema: { body: EventReplace, response: { 200: Event } },
       async handler(request, reply) {
         const id = eventId(request)
         const body = request.body
         requireSameId(body.id, id)
         const changes = { title: body.title, date: toMillis(body.date) }
-        return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
+        return sendEvent(reply, await updateEvent(request, id, changes))
       },
     }),
     PATCH: operation({
       ...eventWrite,
+      confirmsCredentials: true,
       consumes: [mediaTypes.mergePatch],
       schema: { body: EventPatch, response: { 200: Event } },
       async handler(request, reply) {
@@ -143,7 +150,7 @@ export function eventRoutes(
           ...(body.date !== undefined && { date: toMillis(body.date) }),
           ...(body.location_id !== undefined && { locationId: body.location_id }),
         }
-        return sendEvent(reply, await store.updateEvent(id, changes, writePrecondition(request)))
+        return sendEvent(reply, await updateEvent(request, id, changes))
       },
     }),
     DELETE: {
