@@ -92,9 +92,25 @@ describe('[postgres] store behaviour on a live server', { skip: postgresSkipReas
   })
 
   it('turns a wait for a free pooled connection beyond connectionTimeoutMs into unavailable', async () => {
-    const store = open({ poolSize: 1, connectionTimeoutMs: 200, statementTimeoutMs: 1_500 })
+    const store = open({
+      poolSize: 1,
+      connectionTimeoutMs: 200,
+      statementTimeoutMs: 1_500,
+      applicationName: 'ers-starved',
+    })
     await whileLocked(async () => {
       const blocked = store.updateEvent(1, { title: 'holds the only connection' })
+      // Only once the write holds the connection, waiting for the lock: a read asked for at the
+      // same moment may reach the pool first (reads take fewer steps to it) and not wait at all.
+      // (The locker is inside a transaction, which would otherwise see one snapshot of the statistics.)
+      for (let waiting = 0; waiting === 0; await new Promise((r) => setTimeout(r, 10))) {
+        await locker.query('select pg_stat_clear_snapshot()')
+        const { rows } = await locker.query(
+          `select count(*) as n from pg_stat_activity
+           where application_name = 'ers-starved' and wait_event_type = 'Lock'`,
+        )
+        waiting = Number(rows[0].n)
+      }
       const starved = store.getEvent(1)
       await assert.rejects(starved, isUnavailable)
       await assert.rejects(blocked, isUnavailable)

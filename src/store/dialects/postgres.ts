@@ -1,7 +1,7 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { Kysely, Migrator, PostgresDialect, type SqlBool, sql } from 'kysely'
+import { type CompiledQuery, Kysely, Migrator, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { changeChannel } from '../change-log.ts'
@@ -70,7 +70,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // every connection its own, so a break there fails the next query instead of the process.
   pool.on('connect', (client) => client.on('error', () => {}))
 
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) })
+  // One naming wrapper for Kysely and the pooled reads: a connection's statement names are its own.
+  const named = namingPool(pool)
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: named }) })
   // Maintenance (migrations, VACUUM) runs on a connection of its own without the per-statement
   // limits, which guard requests: building an index, rewriting or vacuuming every row can take
   // minutes at a million events.
@@ -156,6 +158,14 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       unbounded('vacuum', async (db) => {
         await sql`vacuum (analyze) events, event_buckets, counters`.execute(db)
       }),
+    async readPooled<R>({ sql: text, parameters }: CompiledQuery<R>) {
+      const connection = await named.connect()
+      try {
+        return (await connection.query<R>(text, parameters)).rows
+      } finally {
+        connection.release()
+      }
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await announce.settled()
