@@ -107,6 +107,29 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
   }
   type PlainRead = NonNullable<ReturnType<typeof plainRead>>
 
+  // Answers found in one turn of the event loop are written together at its end (setImmediate),
+  // rather than each as soon as it is ready. Under load a turn reads many requests; writing their
+  // answers back to back wakes the client (or the proxy) once for the batch instead of once per
+  // answer, and keeps the JavaScript of the reads and the kernel's sending apart, each warm in the
+  // caches. On this machine it halved the CPU of a GET by id (bench/README.md). An answer waits at
+  // most for the rest of its turn; with one request in a turn, it is one setImmediate later.
+  let batch: (() => void)[] = []
+  const writeBatch = () => {
+    const writes = batch
+    batch = []
+    for (const write of writes) write()
+  }
+  const writeSoon = (write: () => void) => {
+    if (batch.push(write) === 1) setImmediate(writeBatch)
+  }
+
+  /** A bug: answered by Fastify's path (its 500) while nothing is sent yet. */
+  function failed(request: IncomingMessage, response: ServerResponse, fastify: Handler, error: unknown) {
+    log.error({ err: error }, 'a direct read failed')
+    if (response.headersSent) response.destroy()
+    else fastify(request, response)
+  }
+
   function answer(
     request: IncomingMessage,
     response: ServerResponse,
@@ -114,6 +137,24 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     { target, id, type, address }: PlainRead,
   ): Promise<void> {
     const started = performance.now()
+    const write = (fields: string[], body: string, requestId: string) => {
+      response.writeHead(200, fields)
+      response.end(body)
+      // Written as the answer is handed to the connection, where Fastify's path waits for its
+      // 'finish' (a listener per response); an answer to a client already gone is left out there
+      // too, since it never finishes.
+      if (response.destroyed) return
+      const responseTime = performance.now() - started
+      accessLog.answered(log, {
+        requestId,
+        method: 'GET',
+        url: request.url ?? '',
+        remoteAddress: address,
+        statusCode: 200,
+        responseTime,
+      })
+      record('GET', target.route, 200, responseTime)
+    }
     const send = (found: { readonly version: number }, verdict: Verdict | undefined) => {
       if (verdict?.refusal) {
         limit?.handOver(request, verdict)
@@ -134,23 +175,13 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
       )
       for (const field of everyAnswer) fields.push(field)
       fields.push('x-request-id', requestId, 'vary', vary, 'content-length', String(Buffer.byteLength(body)))
-      response.writeHead(200, fields)
-      response.end(body)
-      // Written as the answer is handed to the connection, where Fastify's path waits for its
-      // 'finish' (a listener per response); an answer to a client already gone is left out there
-      // too, since it never finishes.
-      if (response.destroyed) return
-      const responseTime = performance.now() - started
-      const url = request.url ?? ''
-      accessLog.answered(log, {
-        requestId,
-        method: 'GET',
-        url,
-        remoteAddress: address,
-        statusCode: 200,
-        responseTime,
+      writeSoon(() => {
+        try {
+          write(fields, body, requestId)
+        } catch (error) {
+          failed(request, response, fastify, error)
+        }
       })
-      record('GET', target.route, 200, responseTime)
     }
     return target.read.get(id).then(
       (found) => {
@@ -168,11 +199,8 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
   return (request, response, fastify) => {
     const plain = plainRead(request)
     if (!plain) return fastify(request, response)
-    answer(request, response, fastify, plain).catch((error: unknown) => {
-      // A bug: answered by Fastify's path (its 500) while nothing is sent yet.
-      log.error({ err: error }, 'a direct read failed')
-      if (response.headersSent) response.destroy()
-      else fastify(request, response)
-    })
+    answer(request, response, fastify, plain).catch((error: unknown) =>
+      failed(request, response, fastify, error),
+    )
   }
 }

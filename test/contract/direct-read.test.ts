@@ -2,6 +2,7 @@
 // on every store: that they are (a hook of the test sees every request Fastify's path serves),
 // that their answers are Fastify's byte for byte, and that everything else still goes to Fastify.
 import assert from 'node:assert/strict'
+import { Agent, get } from 'node:http'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify'
@@ -163,6 +164,71 @@ for (const target of storeTargets) {
         /^HTTP\/1\.1 200 /,
       )
       assert.deepEqual(viaFastify, [`HEAD /events/${id}`])
+    })
+
+    it('answers pipelined reads in the order asked, direct and Fastify answers mixed', async () => {
+      // Direct answers wait for the end of the event loop's turn (direct-read.ts); those of
+      // Fastify's path do not. One write of five requests: each answer must still be its own.
+      const [first, second] = ids as [number, number]
+      const asked: [path: string, status: number, id?: number][] = [
+        [`/events/${first}`, 200, first],
+        ['/events/99999999', 404],
+        [`/events/${second}`, 200, second],
+        [`/events/${first}?page=1`, 200, first],
+        [`/locations/${locationId}`, 200, locationId],
+      ]
+      viaFastify.length = 0
+      const requests = asked.map(
+        ([path], i) =>
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipelined-${i}\r\n${i === asked.length - 1 ? 'Connection: close\r\n' : ''}\r\n`,
+      )
+      const response = await exchange(service.port, requests.join('').replace(/\r\n\r\n$/, '\r\n'))
+      const answers = response.split(/(?=HTTP\/1\.1 \d{3} )/)
+      assert.equal(answers.length, asked.length, response)
+      for (const [i, [path, status, id]] of asked.entries()) {
+        const answer = answers[i] as string
+        assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), path)
+        assert.match(answer, new RegExp(`\r\nx-request-id: pipelined-${i}\r\n`), path)
+        if (id !== undefined) assert.match(answer, new RegExp(`\\r\\n\\r\\n\\{.*"id":${id}[,}]`), path)
+      }
+      // The 404 reaches Fastify after its read, so perhaps after the read that follows it.
+      assert.deepEqual(viaFastify.sort(), [`GET /events/${first}?page=1`, 'GET /events/99999999'])
+    })
+
+    it('gives each of many reads at once its own answer', async () => {
+      viaFastify.length = 0
+      // Ten connections kept alive, so that reads arrive together and on the same connections.
+      const agent = new Agent({ keepAlive: true, maxSockets: 10 })
+      const read = (id: number, requestId: string) =>
+        new Promise<{ status?: number; requestId: unknown; body: string }>((resolve, reject) => {
+          const options = { agent, headers: { 'x-request-id': requestId } }
+          get(`${service.baseUrl}/events/${id}`, options, (answer) => {
+            let body = ''
+            answer.setEncoding('utf8')
+            answer.on('data', (chunk: string) => {
+              body += chunk
+            })
+            answer.on('end', () =>
+              resolve({ status: answer.statusCode, requestId: answer.headers['x-request-id'], body }),
+            )
+          }).on('error', reject)
+        })
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, async (_, i) => {
+            const id = ids[i % ids.length] as number
+            return { i, id, ...(await read(id, `many-${i}`)) }
+          }),
+        )
+        for (const { i, id, status, requestId, body } of answers) {
+          assert.equal(status, 200)
+          assert.equal(requestId, `many-${i}`)
+          assert.equal((JSON.parse(body) as { id: number }).id, id)
+        }
+        assert.deepEqual(viaFastify, [])
+      } finally {
+        agent.destroy()
+      }
     })
 
     it('writes the access line and counts the answer in the metrics as Fastify does', async () => {
