@@ -99,7 +99,13 @@ async function startPair(
         'tsx',
         'bench/baseline/server.ts',
       ]),
-      { ...process.env, BASELINE_DATABASE_URL: copy.url, HOST: '127.0.0.1', PORT: String(baselinePort) },
+      {
+        ...process.env,
+        BASELINE_DATABASE_URL: copy.url,
+        BASELINE_BATCHED: options.baselineBatched ? 'true' : 'false',
+        HOST: '127.0.0.1',
+        PORT: String(baselinePort),
+      },
       baselinePort,
       '/health/ready',
     ),
@@ -324,6 +330,7 @@ async function bench(options: Options): Promise<BenchResult> {
       ? 'VmHWM since the server started (this kernel would not reset it per run)'
       : 'VmHWM during each measured run (reset through /proc/<pid>/clear_refs before it)',
     logLevel: options.logLevel,
+    baselineBatched: options.baselineBatched,
     limits: `${Object.entries(serviceLimits)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')} (counted, never reached; counters in memory)`,

@@ -25,6 +25,17 @@ const queries: BaselineQueries = databaseUrl.startsWith('sqlite:')
 
 const eventPath = /^\/events\/([1-9]\d{0,15})$/
 
+// With BASELINE_BATCHED=true the answers ready in one turn of the event loop are written together
+// at its end, as the service's direct reads write theirs (src/http/direct-read.ts): the same
+// scheduling on both sides, to see what the service's own work costs beside it (bench/README.md).
+const batched = process.env.BASELINE_BATCHED === 'true'
+let batch: (() => void)[] = []
+const writeBatch = () => {
+  const writes = batch
+  batch = []
+  for (const write of writes) write()
+}
+
 function send(
   res: ServerResponse,
   status: number,
@@ -32,8 +43,12 @@ function send(
   body: string,
   headers: Record<string, string> = {},
 ) {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
-  res.end(body)
+  const write = () => {
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
+    res.end(body)
+  }
+  if (!batched) return write()
+  if (batch.push(write) === 1) setImmediate(writeBatch)
 }
 
 const problem = (res: ServerResponse, status: number, title: string) =>
