@@ -83,6 +83,18 @@ describe('[postgres] store behaviour on a live server', { skip: postgresSkipReas
     assert.equal(page.total, 1)
   })
 
+  it('closes its connections when it has only ever read past Kysely', async () => {
+    // The hot reads take their connection from the pool themselves (readPooled), so Kysely, which
+    // ends the pool only when it ran a query itself, may have nothing to end: a command such as
+    // `ers locations list` then waited for the pool's idle timeout (30 s) before it could exit.
+    const store = open()
+    assert.equal((await store.getEvent(1))?.title, 'Locked')
+    assert.equal(store.poolStats()?.total, 1)
+    await store.close()
+    assert.equal(store.poolStats()?.total, 0)
+    await store.close()
+  })
+
   it('turns a statement that outlives statement_timeout into unavailable', async () => {
     const store = open({ statementTimeoutMs: 200 })
     await whileLocked(() =>

@@ -170,6 +170,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     close: async () => {
       await announce.settled()
       await db.destroy()
+      // Kysely ends the pool only if it ran a query itself; the hot reads go past it (readPooled).
+      if (!pool.ending) await pool.end()
     },
   }
 }
