@@ -111,7 +111,7 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
   // rather than each as soon as it is ready. Under load a turn reads many requests; writing their
   // answers back to back wakes the client (or the proxy) once for the batch instead of once per
   // answer, and keeps the JavaScript of the reads and the kernel's sending apart, each warm in the
-  // caches. On this machine it halved the CPU of a GET by id (bench/README.md). An answer waits at
+  // caches. On the bench machine it halved the CPU of a GET by id (bench/README.md). An answer waits at
   // most for the rest of its turn; with one request in a turn, it is one setImmediate later.
   let batch: (() => void)[] = []
   const writeBatch = () => {
