@@ -11,23 +11,20 @@
 #
 # The command-line tool inside the container: docker exec ers node dist/cli/main.js users list
 
-# --- build: compile better-sqlite3 from source, then the TypeScript ---------------------------
-FROM node:20-bookworm AS build
-# node-gyp needs Python, make and a C++ compiler for better-sqlite3's native module.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# --- build: the TypeScript (better-sqlite3 ships its compiled module; nothing else compiles) ---
+FROM node:24-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `prepare` (npm run build) needs the sources, so they come before npm ci.
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm ci
 # Only what runs: drop TypeScript, Biome, tsx and the other development dependencies.
 RUN npm prune --omit=dev
 
 # --- runtime: node, the production dependencies and the compiled service -----------------------
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     DATABASE_URL=sqlite:/data/events.db \
     HOST=0.0.0.0 \

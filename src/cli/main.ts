@@ -2,6 +2,7 @@
 // wins over the environment. Exit status: 0 done, 1 failed, 2 wrong command line or input.
 import { parseArgs } from 'node:util'
 import { type Config, configFromEnvironment, environmentNames } from '../config.ts'
+import { unsupportedNode } from '../supported-node.ts'
 import { type Command, type CommandOption, commandOptions, commands, kebab, usage } from './commands.ts'
 import { describeFailure, exitUsage, isParseArgsError, UsageError } from './errors.ts'
 
@@ -87,8 +88,12 @@ async function main(argv: string[]): Promise<number> {
   return 0
 }
 
+const tooOld = unsupportedNode()
 try {
-  process.exitCode = await main(process.argv.slice(2))
+  if (tooOld) {
+    process.stderr.write(`ers: ${tooOld}\n`)
+    process.exitCode = 1
+  } else process.exitCode = await main(process.argv.slice(2))
 } catch (error) {
   const failure = describeFailure(error, config?.databaseUrl)
   process.stderr.write(`ers: ${failure.message}\n`)

@@ -1,13 +1,7 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
-import {
-  type CompiledQuery,
-  type Kysely,
-  type MigrationProvider,
-  type MigrationResultSet,
-  sql,
-  type Transaction,
-} from 'kysely'
+import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
+import type { MigrationProvider, MigrationResultSet } from 'kysely/migration'
 import type { ChangeKind } from '../domain/change.ts'
 import { isFiltered } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'

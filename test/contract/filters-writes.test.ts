@@ -3,7 +3,8 @@
 // 0006 folds the titles already stored, in batches, on every store.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Migrator, sql } from 'kysely'
+import { sql } from 'kysely'
+import { Migrator } from 'kysely/migration'
 import { openPostgres } from '../../src/store/dialects/postgres.ts'
 import { openSqlite } from '../../src/store/dialects/sqlite.ts'
 import type { DialectConnection } from '../../src/store/kysely-store.ts'

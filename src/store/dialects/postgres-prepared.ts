@@ -74,5 +74,7 @@ export function namingPool(pool: pg.Pool, max = maxNamed): PostgresPool {
       return connection
     },
     end: () => pool.end(),
+    // Kysely reads the pool's options only to cancel a query on abort (a connection of its own).
+    options: pool.options,
   }
 }

@@ -1,7 +1,8 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { type CompiledQuery, Kysely, Migrator, PostgresDialect, type SqlBool, sql } from 'kysely'
+import { type CompiledQuery, Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
+import { Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { changeChannel } from '../change-log.ts'

@@ -94,7 +94,7 @@ class RetryingSqliteDriver extends SqliteDriver {
         if (database.inTransaction) return run<R>(query)
         return whileBusy(async () => run<R>(query), wait)
       },
-      streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
+      streamQuery<R>(query: CompiledQuery, chunkSize: number) {
         return connection.streamQuery<R>(query, chunkSize)
       },
     }

@@ -1,6 +1,7 @@
 // Finding events (CONTRACT.md §3): the folded title that `q` searches, and the indexes that keep
 // each filter a range scan at a million events (docs/architecture.md, "Finding events").
-import { type Kysely, type Migration, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
+import type { Migration } from 'kysely/migration'
 import { foldTitle } from '../../domain/event-filter.ts'
 import type { SchemaFlavour } from './index.ts'
 

@@ -1,6 +1,7 @@
 // Versioned migrations, as a static list (no file-system scanning, so bundling and tests agree).
 // Each is written once for every dialect; where SQL differs, it asks the flavour, not the name.
-import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
+import type { Migration, MigrationProvider } from 'kysely/migration'
 import { createEventBuckets } from '../event-buckets.ts'
 import { counterShards, eventCounter } from '../event-count.ts'
 import type { SqlFlavour } from '../flavour.ts'
