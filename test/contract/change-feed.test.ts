@@ -302,6 +302,9 @@ for (const target of storeTargets) {
           )
         return { open: Number(/^feed_connections (\d+)/m.exec(text)?.[1]), timed: Number(timed?.[1] ?? 0) }
       }
+      // The feeds of earlier tests close asynchronously: start from none open.
+      const settled = Date.now() + 5_000
+      while ((await metric()).open !== 0 && Date.now() < settled) await new Promise((r) => setImmediate(r))
       const before = await metric()
       await withFeed(feed(), async () => {
         assert.equal((await metric()).open, before.open + 1)
