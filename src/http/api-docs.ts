@@ -30,7 +30,7 @@ const description = `A hypermedia API of events and their locations. A client ne
 
 **QUERY.** \`/events\` also answers the HTTP QUERY method (a safe read whose parameters travel in a JSON body, for intermediaries that drop a GET's body). OpenAPI 3.1 has no slot for it (3.2's \`query\` is not yet rendered by the reference page), so it is described as the \`x-query\` operation of the path item; tools that do not know the extension ignore it.
 
-**Credentials.** Reads need none; writes need an editor's HTTP Basic credentials or an \`ers-v1\` request signature (RFC 9421). Credentials that are sent are checked on reads too.
+**Credentials.** Reads need none; writes need an editor's HTTP Basic credentials or an \`ers-v2\` request signature (RFC 9421, covering the method, target, body and any If-Match, If-None-Match and Idempotency-Key). Credentials that are sent are checked on reads too, the reference page and its assets included.
 
 **Every response** carries \`X-Request-Id\` and \`Vary: Accept\`; counted requests carry \`RateLimit\` and \`RateLimit-Policy\`; 429 and 503 carry \`Retry-After\`.`
 
@@ -105,6 +105,10 @@ const referencePage: Json = Object.fromEntries(
           headers: responseHeaders([]),
           ...(method === 'get' && { content: { 'text/html': { schema: { type: 'string' } } } }),
         },
+        // Credentials that are sent are checked, as on every read; malformed percent-encoding is 400.
+        400: { $ref: '#/components/responses/BadRequest' },
+        401: { $ref: '#/components/responses/Unauthorized' },
+        429: { $ref: '#/components/responses/TooManyRequests' },
       },
     },
   ]),
