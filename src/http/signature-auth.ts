@@ -65,6 +65,7 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
   const encryptionKey =
     settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
   app.decorateRequest('signedBodyDigest', null)
+  app.decorateRequest('signatureFailed', null)
   if (!encryptionKey) return [signingOff]
   const { attempts } = settings
   const verifying = { store: settings.store, encryptionKey, now: settings.now ?? Date.now }
@@ -122,6 +123,14 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
         : new DomainError('unauthenticated', verdict.detail)
     }
     request.signedBodyDigest = verdict.bodyDigest ?? null
+    // The body is checked against the signed digest only as it arrives: a mismatch fails then.
+    if (attempts && verdict.bodyDigest) {
+      request.signatureFailed = () => {
+        attempts
+          .take(keys)
+          .catch((error: unknown) => request.log.warn({ err: error }, 'failed attempt not counted'))
+      }
+    }
     const { key } = verdict
     // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
     // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.

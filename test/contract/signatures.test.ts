@@ -696,7 +696,22 @@ for (const target of storeTargets) {
             }),
           },
         })
-      for (let i = 0; i < 3; i++) assertProblem(await signedDelete(newKeySecret()), 401)
+      for (let i = 0; i < 2; i++) assertProblem(await signedDelete(newKeySecret()), 401)
+      // A valid signature over another body fails when the body arrives: counted too.
+      const signedBody = JSON.stringify({ title: 'Signed', date: '2026-12-04T19:30:00Z', location_id: 1 })
+      const fields = signRequest({
+        method: 'POST',
+        url: `http://${service.authority}/events`,
+        headers: { 'content-type': types.json },
+        body: signedBody,
+        keyId: key.id,
+        secret: key.secret,
+      })
+      const swapped = await service.http('POST', '/events', {
+        headers: { 'content-type': types.json, ...fields },
+        body: signedBody.replace('Signed', 'Swapped'),
+      })
+      assertProblem(swapped, 401)
       const limited = await signedDelete(newKeySecret())
       assertProblem(limited, 429)
       assert.match(limited.header('retry-after') ?? '', /^[1-9]\d*$/)
