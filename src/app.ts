@@ -9,7 +9,7 @@ import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
 import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
-import { DomainError } from './domain/errors.ts'
+import { DomainError, echo } from './domain/errors.ts'
 import { AccessLog, requestLogger } from './http/access-log.ts'
 import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
@@ -22,6 +22,7 @@ import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
 import { registerMetrics } from './http/metrics.ts'
+import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
@@ -111,10 +112,20 @@ export function buildApp({
     // Connection: close) rather than given Fastify's own non-problem 503 body.
     return503OnClosing: false,
     clientErrorHandler,
-    // Malformed percent-encoding and over-long path segments become problems like any other error.
+    // Malformed percent-encoding in a path parameter (the router's FST_ERR_BAD_URL) is answered as
+    // anywhere else in the target (http/percent-encoding.ts); other framework errors as problems.
     frameworkErrors: (error, request, reply) =>
-      sendProblem(reply.headers(everyAnswer), problemFor(error, request)),
-    routerOptions: { maxParamLength: 1024 },
+      sendProblem(
+        reply.headers(everyAnswer),
+        problemFor(
+          error.code === 'FST_ERR_BAD_URL' ? badPercentEncoding(request.raw.url ?? '') : error,
+          request,
+        ),
+      ),
+    // find-my-way answers a path parameter longer than maxParamLength with 414, but an id of any
+    // length that names nothing is a 404 (CONTRACT.md §5). No parameter can outgrow the request
+    // line, which Node bounds with the header section (maxHeaderSize, 431 beyond it).
+    routerOptions: { maxParamLength: config.maxHeaderSize },
     // Only tells Fastify to log https:// addresses: the server itself comes from serverFactory.
     https: tls ? {} : null,
     serverFactory: (handler) => {
@@ -166,6 +177,8 @@ export function buildApp({
   registerCors(app, config.corsOrigins)
   // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
   registerForwarded(app, trust)
+  // Malformed percent-encoding anywhere in the target: 400 (http/percent-encoding.ts).
+  registerPercentEncodingCheck(app)
   registerBodyParsers(app, [
     mediaTypes.json,
     mediaTypes.event,
@@ -174,21 +187,29 @@ export function buildApp({
     mediaTypes.locations,
     mediaTypes.mergePatch,
   ])
+  // One counter of failed authentications: wrong passwords and failed signatures alike.
+  const attempts = new MemoryAttemptCounter(config.authFailuresPerMinute)
   const verifier = new CredentialVerifier(store, {
     ttlMs: config.authCacheTtlMs,
     cost: config,
-    attempts: new MemoryAttemptCounter(config.authFailuresPerMinute),
+    attempts,
     onRehashError: (err) => app.log.warn({ err }, 'an upgraded password hash could not be stored'),
   })
   // Schemes in the order they are tried, and their challenges listed (http/authenticate.ts): Basic,
   // then a request signature when KEY_ENCRYPTION_KEY is set.
-  const signatures = registerSignatures(app, { store, keyEncryptionKey: config.keyEncryptionKey, trust })
+  const signatures = registerSignatures(app, {
+    store,
+    keyEncryptionKey: config.keyEncryptionKey,
+    trust,
+    attempts,
+  })
   // Reads per address, writes per principal, counted once the pipeline has accepted the request
   // (http/rate-limit.ts).
   const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
   const limit = rateLimiter({ reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
+  const authenticate = authenticator([basicScheme(verifier), ...signatures])
   registerPipeline(app, {
-    authenticate: authenticator([basicScheme(verifier), ...signatures]),
+    authenticate,
     limit,
     bodySteps: [requireCheckedBody],
   })
@@ -239,7 +260,10 @@ export function buildApp({
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
-      problemFor(new DomainError('not_found', `nothing is at ${request.url.split('?')[0]}`), request),
+      problemFor(
+        new DomainError('not_found', `nothing is at ${echo(request.url.split('?')[0] ?? '')}`),
+        request,
+      ),
     ),
   )
 
@@ -258,7 +282,7 @@ export function buildApp({
   healthRoutes(app, store, counters)
   const record = registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
-  registerApiDocs(app)
+  registerApiDocs(app, authenticate)
   // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
   if (config.corsOrigins.length === 0) {
     direct = directReads({

@@ -4,7 +4,8 @@
 // The rule (AUTH_FAILURES_PER_MINUTE = n):
 // - Every request refused for its credentials counts under two keys, the client's address (an
 //   IPv6 address by its /64, which one client usually holds whole) and the user name (whether or
-//   not that user exists, so the limit does not tell who exists). A check that computes a hash
+//   not that user exists, so the limit does not tell who exists). A request signature that fails
+//   verification counts under the address alone (http/signature-auth.ts). A check that computes a hash
 //   counts from the moment it starts, so a burst of concurrent guesses cannot all slip under the
 //   limit; requests that share its hash (identical credentials at once) count when they fail.
 // - A success gives its own count back (and only its own, only within its window): it never
@@ -58,8 +59,14 @@ export class TooManyAttempts extends DomainError {
 export function attemptKeys(address: string, name: string): string[] {
   // A digest keeps keys short (a user-id may be kilobytes long) and names out of a shared store.
   const nameKey = createHash('sha256').update(name).digest('base64url')
-  return [`address:${addressBlock(address)}`, `name:${nameKey}`]
+  return [addressKey(address), `name:${nameKey}`]
 }
+
+/**
+ * The key of a client address alone: what a failed request signature counts under (it names no
+ * user; its key id is no secret to guess), the same key a wrong password from there counts under.
+ */
+export const addressKey = (address: string): string => `address:${addressBlock(address)}`
 
 /** An IPv4 address as is; an IPv6 address as its /64 (an IPv4-mapped one as the IPv4 address). */
 export function addressBlock(address: string): string {

@@ -8,6 +8,7 @@ import type { TLocalizedValidationError } from 'typebox/error'
 import { Format } from 'typebox/format'
 import { Settings } from 'typebox/system'
 import { ImportFile } from '../contract/import-file.ts'
+import { visibleText } from '../contract/schemas.ts'
 import { dateProblemText, parseDateTime } from '../domain/dates.ts'
 import type { ImportLocation } from '../store/event-store.ts'
 import { CliError, exitFailure, firstLine } from './errors.ts'
@@ -135,7 +136,7 @@ function describe(error: TLocalizedValidationError, document: unknown): [string,
     return [[error.instancePath, dateProblemText[parsed && !parsed.ok ? parsed.problem : 'format']]]
   }
   if (schema?.type === 'string' && typeof schema.maxLength === 'number') {
-    const blank = schema.pattern === '\\S' ? ', not only whitespace' : ''
+    const blank = schema.pattern === visibleText ? ', not only whitespace' : ''
     return [
       [
         error.instancePath,

@@ -1,11 +1,13 @@
-// Signs a request with an API key by the profile `ers-v1` (CONTRACT.md §4; RFC 9421 with
+// Signs a request with an API key by the profile `ers-v2` (CONTRACT.md §4; RFC 9421 with
 // hmac-sha256): returns the Signature-Input, Signature and (with a body) Content-Digest fields to
-// send along. Imports only node:crypto and contract/, so any client of the service can use it.
+// send along. If-Match, If-None-Match and Idempotency-Key among `headers` are covered too, so
+// they must be sent exactly as given here. Imports only node:crypto and contract/, so any client of the service can use it.
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import {
   type CoveredComponent,
-  componentsWithBody,
-  componentsWithoutBody,
+  coveredComponents,
+  type ProtectedField,
+  protectedFields,
   type SignatureParameter,
   serializeSignatureParams,
   signatureAlgorithm,
@@ -17,7 +19,10 @@ export interface SignRequestInput {
   readonly method: string
   /** The URL the request is sent to, as the server (or the proxy in front of it) receives it. */
   readonly url: string | URL
-  /** The request's header fields; with a body, Content-Type must be among them. */
+  /**
+   * The request's header fields; with a body, Content-Type must be among them. If-Match,
+   * If-None-Match and Idempotency-Key among them are signed.
+   */
   readonly headers?: Readonly<Record<string, string>>
   /** The exact body bytes (a string is sent as UTF-8); absent or empty: no body. */
   readonly body?: Uint8Array | string
@@ -56,6 +61,7 @@ export function profileComponents(
   method: string,
   url: URL,
   body?: { readonly contentType: string; readonly contentDigest: string },
+  fields: Readonly<Partial<Record<ProtectedField, string>>> = {},
 ): CoveredComponent[] {
   const derived: CoveredComponent[] = [
     { name: '@method', value: method },
@@ -65,11 +71,16 @@ export function profileComponents(
     // An absent (or empty) query is a lone `?` (RFC 9421 §2.2.7).
     { name: '@query', value: url.search || '?' },
   ]
-  if (!body) return derived
+  const protectedComponents = protectedFields.flatMap((name) => {
+    const value = fields[name]
+    return value === undefined ? [] : [{ name, value: value.trim() }]
+  })
+  if (!body) return [...derived, ...protectedComponents]
   return [
     ...derived,
     { name: 'content-type', value: body.contentType.trim() },
     { name: 'content-digest', value: body.contentDigest },
+    ...protectedComponents,
   ]
 }
 
@@ -77,9 +88,14 @@ export function signRequest(input: SignRequestInput): SignedFields {
   const url = typeof input.url === 'string' ? new URL(input.url) : input.url
   const bytes = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body
   const hasBody = bytes !== undefined && bytes.length > 0
-  const contentType = Object.entries(input.headers ?? {}).find(
-    ([name]) => name.toLowerCase() === 'content-type',
-  )?.[1]
+  const field = (wanted: string) =>
+    Object.entries(input.headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1]
+  const contentType = field('content-type')
+  const carried: Partial<Record<ProtectedField, string>> = {}
+  for (const name of protectedFields) {
+    const value = field(name)
+    if (value !== undefined) carried[name] = value
+  }
   if (hasBody && contentType === undefined) throw new TypeError('a request with a body needs a Content-Type')
   const digest = hasBody ? contentDigest(bytes) : undefined
   const components = profileComponents(
@@ -88,6 +104,7 @@ export function signRequest(input: SignRequestInput): SignedFields {
     hasBody && contentType !== undefined && digest !== undefined
       ? { contentType, contentDigest: digest }
       : undefined,
+    carried,
   )
   const parameters: SignatureParameter[] = [
     ['created', input.created ?? Math.floor(Date.now() / 1000)],
@@ -96,7 +113,11 @@ export function signRequest(input: SignRequestInput): SignedFields {
     ['tag', signatureTag],
     ...(input.withAlg === false ? [] : [['alg', signatureAlgorithm] as const]),
   ]
-  const names = hasBody ? componentsWithBody : componentsWithoutBody
+  const names = coveredComponents(
+    signatureTag,
+    hasBody,
+    protectedFields.filter((name) => name in carried),
+  )
   const params = serializeSignatureParams(names, parameters)
   // The HMAC key is the secret's own ASCII bytes, as printed (CONTRACT.md §4).
   const signature = hmacSha256(Buffer.from(input.secret, 'latin1'), signatureBase(components, params))

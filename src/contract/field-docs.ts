@@ -2,6 +2,8 @@
 // same TypeBox schemas that validate requests and serialize responses, so the two cannot drift.
 // Pure; knows JSON Schema keywords, nothing of HTTP.
 
+import { visibleText } from './schemas.ts'
+
 export interface FieldDoc {
   readonly name: string
   /** `string`, `integer`, `array of objects`… */
@@ -34,7 +36,10 @@ interface Schema {
 }
 
 const formats: Record<string, string> = { 'date-time': 'RFC 3339 date-time' }
-const patterns: Record<string, string> = { '\\S': 'not only whitespace' }
+const patterns: Record<string, string> = {
+  // Invisible (format) characters count as whitespace here: see visibleText.
+  [visibleText]: 'not only whitespace',
+}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 

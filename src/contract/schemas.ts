@@ -26,10 +26,19 @@ const readOnlyId = Type.Integer({
   description: 'assigned by the service, never reused',
 })
 
+/**
+ * "Not only whitespace" (CONTRACT.md §2), as one JSON Schema pattern: at least one character that
+ * is neither whitespace nor a format character (Unicode category Cf: U+200B ZERO WIDTH SPACE,
+ * U+200C/D, U+2060 WORD JOINER, U+FEFF…), so a text nobody can see is refused like a blank one.
+ * An ECMA-262 expression with a property escape, so it needs the `u` flag: Ajv (8) compiles
+ * patterns with it (`unicodeRegExp`, on by default), as JSON Schema 2020-12 §6.4 asks.
+ */
+export const visibleText = '[^\\s\\p{Cf}]'
+
 export const Title = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '\\S',
+  pattern: visibleText,
   description: '1–200 characters, not only whitespace',
 })
 
@@ -37,7 +46,7 @@ export const Title = Type.String({
 export const LocationName = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '\\S',
+  pattern: visibleText,
   description: '1–200 characters, not only whitespace',
   examples: ['Town Hall'],
 })
@@ -45,7 +54,7 @@ export const LocationName = Type.String({
 export const LocationAddress = Type.String({
   minLength: 1,
   maxLength: 300,
-  pattern: '\\S',
+  pattern: visibleText,
   description: '1–300 characters, not only whitespace',
   examples: ['1 Market Square'],
 })

@@ -1,9 +1,19 @@
-// The request-signing profile `ers-v1` of HTTP Message Signatures (RFC 9421), as both sides of the
-// wire need it: which components a signature covers, the time window, and how the signature base
-// is written (RFC 9421 §2.5). Pure: no Node APIs, so the client, the server and the tests share it.
+// The request-signing profiles of HTTP Message Signatures (RFC 9421), as both sides of the wire need
+// them: which components a signature covers, the time window, and how the signature base is
+// written (RFC 9421 §2.5). Pure: no Node APIs, so the client, the server and the tests share it.
+//
+// `ers-v2` (what clients sign with) covers what `ers-v1` covers and also the fields that decide
+// what a write does beyond its target and body: If-Match and If-None-Match (RFC 9110 §13.1: an
+// intermediary that strips If-Match turns a conditional PUT into a lost update) and
+// Idempotency-Key (swapped, a retry creates twice). `ers-v1` stays accepted for requests that
+// carry none of them.
 
-/** The `tag` parameter every signature of this profile carries (RFC 9421 §2.3). */
-export const signatureTag = 'ers-v1'
+/** The `tag` parameter of the profile clients sign with (RFC 9421 §2.3). */
+export const signatureTag = 'ers-v2'
+/** The earlier profile, accepted only on requests that carry none of `protectedFields`. */
+export const legacySignatureTag = 'ers-v1'
+/** Every tag a server accepts. */
+export const signatureTags: readonly string[] = [signatureTag, legacySignatureTag]
 /** The only algorithm accepted; a signature may leave `alg` out (RFC 9421 §3.3.3). */
 export const signatureAlgorithm = 'hmac-sha256'
 
@@ -11,6 +21,24 @@ export const signatureAlgorithm = 'hmac-sha256'
 export const componentsWithoutBody = ['@method', '@authority', '@path', '@query'] as const
 /** Covered components, in this order, of a request with a body. */
 export const componentsWithBody = [...componentsWithoutBody, 'content-type', 'content-digest'] as const
+
+/** Fields that `ers-v2` covers, in this order, after the others, each when the request carries it. */
+export const protectedFields = ['if-match', 'if-none-match', 'idempotency-key'] as const
+export type ProtectedField = (typeof protectedFields)[number]
+
+/**
+ * The components a signature of profile `tag` must cover, in order, for a request with or without
+ * a body that carries the `carried` protected fields (`ers-v1`: none of them is covered).
+ */
+export function coveredComponents(
+  tag: string,
+  hasBody: boolean,
+  carried: readonly ProtectedField[],
+): readonly string[] {
+  const base = hasBody ? componentsWithBody : componentsWithoutBody
+  if (tag === legacySignatureTag) return base
+  return [...base, ...protectedFields.filter((field) => carried.includes(field))]
+}
 
 /** How old `created` may be, and how far ahead of the server's clock, in seconds. */
 export const maxSignatureAgeSeconds = 300

@@ -50,5 +50,20 @@ export class CredentialsChanged extends Error {
   }
 }
 
+/**
+ * Request text quoted into an error's message (a path, a parameter, a field's name or value, a
+ * header): marked, so that the one problem builder (http/problems.ts) can cap it, however the
+ * message is composed afterwards. The marks are private-use characters (U+E000, U+E001); any in
+ * the text itself are replaced first, so request text cannot close its own quotation.
+ */
+export function echo(text: string): string {
+  return `${echoOpen}${text.replace(/[\uE000\uE001]/g, '\uFFFD')}${echoClose}`
+}
+export const echoOpen = '\uE000'
+export const echoClose = '\uE001'
+
+/** A message with its echo marks removed, for readers other than the problem builder (logs, the CLI). */
+export const unmarked = (message: string): string => message.replace(/[\uE000\uE001]/g, '')
+
 export const invalidField = (pointer: string, detail: string): DomainError =>
   new DomainError('invalid_fields', `${pointer.slice(1) || 'body'} ${detail}`, [{ pointer, detail }])

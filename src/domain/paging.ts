@@ -1,6 +1,6 @@
 // Paging rules (CONTRACT.md §3): page ≥ 1 (default 1), per_page 1–max (default 20), events in
 // date order then id; a page past the end is empty but keeps the true total.
-import { DomainError } from './errors.ts'
+import { DomainError, echo } from './errors.ts'
 import { agreeing, plainInteger } from './parameters.ts'
 import type { Page } from './types.ts'
 
@@ -21,7 +21,7 @@ export function resolvePage(
 ): Page {
   for (const key of Object.keys(query)) {
     if (key !== 'page' && key !== 'per_page' && !otherParameters.includes(key)) {
-      throw badPaging(`unknown query parameter "${key}"`)
+      throw badPaging(`unknown query parameter "${echo(key)}"`)
     }
   }
   const pick = (key: 'page' | 'per_page'): number | undefined => {

@@ -1,6 +1,6 @@
 // Collection parameters arrive in the JSON body, in the query string, or in both (CONTRACT.md §3):
 // one rule for all of them, so paging and filters cannot drift apart.
-import type { DomainError } from './errors.ts'
+import { type DomainError, echo } from './errors.ts'
 
 /**
  * The value of one parameter, read from the body, the query string, or both; a parameter given in
@@ -15,7 +15,7 @@ export function agreeing<T>(
 ): T | undefined {
   if (fromBody !== undefined && fromQuery !== undefined && !same(fromBody, fromQuery)) {
     throw fail(
-      `${name} is ${JSON.stringify(fromBody)} in the body but ${JSON.stringify(fromQuery)} in the query string`,
+      `${name} is ${echo(JSON.stringify(fromBody))} in the body but ${echo(JSON.stringify(fromQuery))} in the query string`,
     )
   }
   return fromBody ?? fromQuery

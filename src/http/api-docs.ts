@@ -7,10 +7,12 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../contract/media-types.ts'
 import { contentEtag } from '../domain/etag.ts'
+import type { Authenticate } from './authenticate.ts'
 import { notModified } from './conditional.ts'
 import { paths } from './links.ts'
 import { type DocumentInfo, openApiDocument } from './openapi.ts'
 import { type Json, responseHeaders } from './openapi-parts.ts'
+import { checkingCredentials } from './pipeline.ts'
 import { registerResource, routeTable } from './resource.ts'
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -28,11 +30,15 @@ const description = `A hypermedia API of events and their locations. A client ne
 
 **QUERY.** \`/events\` also answers the HTTP QUERY method (a safe read whose parameters travel in a JSON body, for intermediaries that drop a GET's body). OpenAPI 3.1 has no slot for it (3.2's \`query\` is not yet rendered by the reference page), so it is described as the \`x-query\` operation of the path item; tools that do not know the extension ignore it.
 
-**Credentials.** Reads need none; writes need an editor's HTTP Basic credentials or an \`ers-v1\` request signature (RFC 9421). Credentials that are sent are checked on reads too.
+**Credentials.** Reads need none; writes need an editor's HTTP Basic credentials or an \`ers-v2\` request signature (RFC 9421, covering the method, target, body and any If-Match, If-None-Match and Idempotency-Key). Credentials that are sent are checked on reads too, the reference page and its assets included.
 
 **Every response** carries \`X-Request-Id\` and \`Vary: Accept\`; counted requests carry \`RateLimit\` and \`RateLimit-Policy\`; 429 and 503 carry \`Retry-After\`.`
 
-export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo> = {}): void {
+export function registerApiDocs(
+  app: FastifyInstance,
+  authenticate: Authenticate,
+  info: Partial<DocumentInfo> = {},
+): void {
   // Filled in below, once the table (this resource included) is complete.
   let body = Buffer.alloc(0)
   let etag = ''
@@ -61,19 +67,24 @@ export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo
 
   // Static mode: the document above, not one collected from the routes' schemas.
   app.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
-  app.register(fastifySwaggerUi, {
-    routePrefix: paths.docs,
-    // The page's asset URLs become ./docs/static/…: relative, so they work behind a path prefix.
-    indexPrefix: '.',
-    theme: { title: 'Event Resource Service API' },
-    uiConfig: { deepLinking: true },
-    // The page loads the document from ./json. Its server "/" would resolve to the host's root,
-    // past a proxy's path prefix: this copy names the base the page was reached at (TRUST_PROXY).
-    transformSpecificationClone: false,
-    transformSpecification: (spec, request) => ({
-      ...spec,
-      servers: [{ url: request.externalUrl('/'), description: 'where this page was reached' }],
-    }),
+  // The page and its assets are no operations of the table, so the pipeline does not check the
+  // credentials they carry: this scope does, as for every read (http/authenticate.ts).
+  app.register(async (scope) => {
+    scope.addHook('onRequest', checkingCredentials(authenticate))
+    await scope.register(fastifySwaggerUi, {
+      routePrefix: paths.docs,
+      // The page's asset URLs become ./docs/static/…: relative, so they work behind a path prefix.
+      indexPrefix: '.',
+      theme: { title: 'Event Resource Service API' },
+      uiConfig: { deepLinking: true },
+      // The page loads the document from ./json. Its server "/" would resolve to the host's root,
+      // past a proxy's path prefix: this copy names the base the page was reached at (TRUST_PROXY).
+      transformSpecificationClone: false,
+      transformSpecification: (spec, request) => ({
+        ...spec,
+        servers: [{ url: request.externalUrl('/'), description: 'where this page was reached' }],
+      }),
+    })
   })
 }
 
@@ -94,6 +105,10 @@ const referencePage: Json = Object.fromEntries(
           headers: responseHeaders([]),
           ...(method === 'get' && { content: { 'text/html': { schema: { type: 'string' } } } }),
         },
+        // Credentials that are sent are checked, as on every read; malformed percent-encoding is 400.
+        400: { $ref: '#/components/responses/BadRequest' },
+        401: { $ref: '#/components/responses/Unauthorized' },
+        429: { $ref: '#/components/responses/TooManyRequests' },
       },
     },
   ]),

@@ -12,12 +12,12 @@
 // without credentials), 405 and 404 answers never look at credentials.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { TooManyAttempts } from '../auth/failed-attempts.ts'
-import { CredentialsChanged, DomainError } from '../domain/errors.ts'
+import { CredentialsChanged, DomainError, echo } from '../domain/errors.ts'
 import type { CredentialCheck, User } from '../domain/types.ts'
 import { parseBasic } from './basic-auth.ts'
 
 export interface AuthScheme {
-  /** Its challenge (RFC 9110 §11.6.1), sent with every 401. */
+  /** Its challenge (RFC 9110 §11.6.1), sent with every 401; empty for a scheme the server does not offer. */
   readonly challenge: string
   /**
    * undefined, at once, when the request carries none of this scheme's credentials (most reads
@@ -70,7 +70,10 @@ export type Authenticate = (
 ) => Promise<User> | undefined
 
 export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
-  const challenges = schemes.map((scheme) => scheme.challenge).join(', ')
+  const challenges = schemes
+    .map((scheme) => scheme.challenge)
+    .filter((challenge) => challenge !== '')
+    .join(', ')
   const refused = (error: unknown, reply: FastifyReply): never => {
     // RFC 9110 §11.6.1: a 401 carries at least one challenge.
     if (error instanceof DomainError && error.code === 'unauthenticated') {
@@ -89,7 +92,7 @@ export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
   }
   const allowed = (user: User, write: boolean): User => {
     if (write && user.role !== 'editor')
-      throw new DomainError('forbidden', `user "${user.name}" may read but not write`)
+      throw new DomainError('forbidden', `user "${echo(user.name)}" may read but not write`)
     return user
   }
   return function authenticate(request, reply, write, deferrable = false) {

@@ -1,7 +1,9 @@
-// Request bodies: JSON only, strictly UTF-8 (RFC 8259 §8.1), prototype-poisoning keys refused.
+// Request bodies: JSON only, strictly UTF-8 (RFC 8259 §8.1), prototype-poisoning keys and duplicate
+// member names (I-JSON, RFC 7493) refused.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import secureJson from 'secure-json-parse'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, echo } from '../domain/errors.ts'
+import { duplicateMemberName } from './json-duplicates.ts'
 import { checkSignedBody } from './signed-body.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
@@ -21,7 +23,20 @@ export function parseJsonBody(bytes: Buffer): unknown {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (error) {
     // secure-json-parse reports __proto__ and constructor.prototype keys as SyntaxErrors too.
-    throw new DomainError('bad_request', `the request body is not valid JSON: ${(error as Error).message}`)
+    throw new DomainError(
+      'bad_request',
+      `the request body is not valid JSON: ${echo((error as Error).message)}`,
+    )
+  }
+  // RFC 7493 §2.3: I-JSON objects have unique member names (json-duplicates.ts says why it matters).
+  if (typeof value === 'object' && value !== null) {
+    const duplicate = duplicateMemberName(text)
+    if (duplicate !== undefined) {
+      throw new DomainError(
+        'bad_request',
+        `the request body is not I-JSON (RFC 7493): the member name ${echo(JSON.stringify(duplicate))} occurs twice in one object`,
+      )
+    }
   }
   // An escaped unpaired surrogate ("\ud800") parses, but no UTF-8 store can keep it: it would be
   // saved as U+FFFD and differ from what the client sent and was answered (RFC 8259 §8.2). Strict

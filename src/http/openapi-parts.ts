@@ -6,9 +6,11 @@ import * as schemas from '../contract/schemas.ts'
 import {
   componentsWithBody,
   componentsWithoutBody,
+  legacySignatureTag,
   maxClockSkewSeconds,
   maxSignatureAgeSeconds,
   nonceLifetimeSeconds,
+  protectedFields,
   signatureAlgorithm,
   signatureTag,
 } from '../contract/signature-profile.ts'
@@ -80,7 +82,7 @@ export function problemResponse(
 /** The problem responses shared by many operations, as `#/components/responses/<status>`. */
 export const sharedResponses: Record<string, Json> = {
   BadRequest: problemResponse(
-    'The body is not JSON, a needed body is missing, or (on a collection) a parameter is unknown, out of range or given differently in the body and the query string.',
+    'The request target holds malformed percent-encoding; the body is not JSON or not I-JSON (a member name twice in one object, RFC 7493), a needed body is missing; or (on a collection) a parameter is unknown, out of range or given differently in the body and the query string.',
   ),
   Unauthorized: problemResponse(
     'Credentials are missing (on a write) or not valid. Wrong credentials are refused on reads too.',
@@ -118,9 +120,10 @@ const signatureDescription = [
   '',
   `- \`Signature-Input: sig1=(${componentsWithoutBody.map((c) => `"${c}"`).join(' ')});created=<unix seconds>;keyid="<key id>";nonce="<≥128 random bits, base64url>";tag="${signatureTag}"\` (\`alg\`, if present, must be \`${signatureAlgorithm}\`);`,
   `- for a request with a body the covered components are \`(${componentsWithBody.map((c) => `"${c}"`).join(' ')})\` and \`Content-Digest: sha-256=:<base64 of SHA-256 of the exact body bytes>:\` (RFC 9530);`,
+  `- then, in this order, each of ${protectedFields.map((c) => `\`"${c}"\``).join(', ')} that the request carries (an intermediary can then neither strip nor change a precondition or an idempotency key);`,
   `- \`Signature: sig1=:<base64 HMAC-SHA256 of the signature base (RFC 9421 §2.5), keyed with the secret's ASCII bytes>:\`.`,
   '',
-  `\`created\` may be at most ${maxSignatureAgeSeconds} s old and ${maxClockSkewSeconds} s ahead; a \`(keyid, nonce)\` pair is accepted once (remembered ${nonceLifetimeSeconds} s on every instance). A valid signature counts as the key's user, in place of Basic. Any failed rule: 401 with a \`Signature\` challenge and Accept-Signature. Offered when the server is started with KEY_ENCRYPTION_KEY.`,
+  `\`created\` may be at most ${maxSignatureAgeSeconds} s old and ${maxClockSkewSeconds} s ahead; a \`(keyid, nonce)\` pair is accepted once (remembered ${nonceLifetimeSeconds} s on every instance). A valid signature counts as the key's user, in place of Basic. Any failed rule: 401 with a \`Signature\` challenge and Accept-Signature; failures count toward the same per-address limit as wrong passwords (429). The earlier profile \`${legacySignatureTag}\` (without the three fields) is still accepted on requests that carry none of them. Offered when the server is started with KEY_ENCRYPTION_KEY; otherwise a signed request is 401 saying that signed requests are not enabled.`,
 ].join('\n')
 
 export const securitySchemes: Record<string, Json> = {

@@ -176,7 +176,8 @@ function pathItem(url: string, resource: Resource, schemaOf: SchemaOf): Json {
             name,
             in: 'path',
             required: true,
-            description: 'A positive decimal integer; anything else names no resource (404, never 400).',
+            description:
+              'A positive decimal integer; any other text, however long, names no resource (404, never 400 or 414). Malformed percent-encoding is 400, as anywhere in the target.',
             schema: { type: 'integer', minimum: 1, maximum: maxId },
           })),
         }
@@ -260,7 +261,8 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
       headers: responseHeaders(sentWith('ETag'), ['Cache-Control', 'RateLimit', 'RateLimit-Policy']),
     }
   }
-  if (op.consumes) responses[400] = shared('BadRequest')
+  // Malformed percent-encoding in the target is 400 on every operation (http/percent-encoding.ts).
+  responses[400] = shared('BadRequest')
   responses[401] = shared('Unauthorized')
   if (op.write) responses[403] = shared('Forbidden')
   if (pathParameters.length > 0) responses[404] = shared('NotFound')

@@ -16,7 +16,7 @@ import type {
   onRequestHookHandler,
   preValidationHookHandler,
 } from 'fastify'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, echo } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 import type { Authenticate } from './authenticate.ts'
 import { hasContent } from './body.ts'
@@ -56,6 +56,30 @@ export function registerPipeline(app: FastifyInstance, steps: PipelineSteps): vo
       ]
     }
   })
+}
+
+/**
+ * The pipeline's authentication alone, as a read, for routes that are no operation of the route
+ * table (the reference page and its assets, served by @fastify/swagger-ui): credentials that are
+ * sent are checked there as on every other read (401, 429); none are needed.
+ */
+export function checkingCredentials(authenticate: Authenticate): onRequestHookHandler {
+  return (request, reply, done) => {
+    let checking: Promise<User> | undefined
+    try {
+      checking = authenticate(request, reply, false)
+    } catch (error) {
+      return done(error as Error)
+    }
+    if (!checking) return done()
+    checking.then(
+      (principal) => {
+        request.principal = principal
+        done()
+      },
+      (error: Error) => done(error),
+    )
+  }
 }
 
 const hooksOf = <H>(hooks: H | H[] | undefined): H[] =>
@@ -160,6 +184,6 @@ function accepts(
   return new DomainError(
     'unsupported_media_type',
     `the request body must be ${operation.consumes.join(' or ')} in UTF-8` +
-      (contentType ? `, not ${request.headers['content-type']}` : ''),
+      (contentType ? `, not ${echo(request.headers['content-type'] ?? '')}` : ''),
   )
 }

@@ -3,8 +3,8 @@
 // request id, answered 500 with nothing internal.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { mediaTypes } from '../contract/media-types.ts'
-import type { Problem } from '../contract/schemas.ts'
-import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
+import { type Problem, visibleText } from '../contract/schemas.ts'
+import { DomainError, type ErrorCode, echo, type FieldProblem } from '../domain/errors.ts'
 
 const statusOf: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -49,13 +49,41 @@ const titles: Record<number, string> = {
   503: 'Service Unavailable',
 }
 
+/** CONTRACT.md §5: a problem body never echoes more than this many characters of the request. */
+export const maxEchoedCharacters = 100
+
+// Request text marked by echo() (domain/errors.ts), and any mark left unpaired.
+const echoed = /\uE000([^\uE000\uE001]*)\uE001/g
+const marks = /[\uE000\uE001]/g
+
+/**
+ * Each piece of request text quoted in `text`, cut to its first 100 characters (code points, so no
+ * surrogate pair is split) and an ellipsis. Every string of a problem body passes through here:
+ * this is the one place the cap is applied, whatever quoted the text and wherever.
+ */
+export function capEchoes(text: string): string {
+  if (!text.includes('\uE000')) return text
+  return text
+    .replace(echoed, (_, quoted: string) => {
+      if (quoted.length <= maxEchoedCharacters) return quoted
+      const points = Array.from(quoted)
+      return points.length <= maxEchoedCharacters
+        ? quoted
+        : `${points.slice(0, maxEchoedCharacters).join('')}…`
+    })
+    .replace(marks, '')
+}
+
 export function problem(status: number, detail: string, errors?: readonly FieldProblem[]): Problem {
   return {
     type: 'about:blank',
     title: titles[status] ?? 'Error',
     status,
-    detail,
-    ...(errors && errors.length > 0 && { errors: [...errors] }),
+    detail: capEchoes(detail),
+    ...(errors &&
+      errors.length > 0 && {
+        errors: errors.map((e) => ({ pointer: capEchoes(e.pointer), detail: capEchoes(e.detail) })),
+      }),
   }
 }
 
@@ -85,7 +113,8 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
     const errors = fastifyError.validation.map((v) => ({
       pointer: pointerOf(v.instancePath, v.params),
       detail:
-        friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ?? v.message ?? 'is invalid',
+        friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ??
+        (v.message === undefined ? 'is invalid' : echo(v.message)),
     }))
     const status = request.routeOptions.config.validationStatus ?? 422
     const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
@@ -103,13 +132,15 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
 const friendlier: Record<string, string> = {
   'format:date-time':
     'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond',
-  'pattern:\\S': 'must contain something other than whitespace',
+  [`pattern:${visibleText}`]: 'must contain something other than whitespace and invisible characters',
 }
 
 function pointerOf(instancePath: string, params: Record<string, unknown>): string {
   // Ajv reports a missing or unexpected property on its parent; point at the property itself.
   const name = params.missingProperty ?? params.additionalProperty
-  return typeof name === 'string' ? `${instancePath}/${escapePointer(name)}` : instancePath
+  // Member names come from the request: quoted, so the problem builder caps them.
+  const path = instancePath === '' ? '' : echo(instancePath)
+  return typeof name === 'string' ? `${path}/${echo(escapePointer(name))}` : path
 }
 
 const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1')
@@ -125,6 +156,7 @@ function clientMessage(error: FastifyError): string {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'Content-Length does not match the body'
     default:
-      return error.message
+      // Fastify's own wording may quote the request (a URL, a header): quoted as a whole.
+      return echo(error.message)
   }
 }

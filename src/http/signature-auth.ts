@@ -1,8 +1,13 @@
-// Request signatures (CONTRACT.md §4, profile `ers-v1` of RFC 9421) as an authentication scheme
-// tried after Basic (a request with an Authorization field is Basic's to judge): the API key's
-// principal when the request carries a valid signature, nothing when it carries none, a 401 for
-// any other. Signing is on when KEY_ENCRYPTION_KEY is set (without it no secret can be opened);
-// then every 401 also carries its challenge and Accept-Signature.
+// Request signatures (CONTRACT.md §4, profiles `ers-v2` and `ers-v1` of RFC 9421) as an
+// authentication scheme tried after Basic (a request with an Authorization field is Basic's to
+// judge): the API key's principal when the request carries a valid signature, nothing when it
+// carries none, a 401 for any other. Signing is on when KEY_ENCRYPTION_KEY is set (without it no
+// secret can be opened); then every 401 also carries its challenge and Accept-Signature. With
+// signing off, a signed request is told so (401), rather than that it lacks credentials.
+//
+// A failed verification counts against the client's address under the same rule and counter as a
+// wrong password (auth/failed-attempts.ts): past the limit, signed requests from that address are
+// answered 429 before anything is verified.
 //
 // What the server takes as the signed request target: `@authority` is the Host field, and `@path`
 // and `@query` the request target exactly as received (RFC 9421 §2.2.6: never percent-decoded).
@@ -11,14 +16,17 @@
 // path, by the same validated values that Link and Location use (http/forwarded.ts); the default
 // port of X-Forwarded-Proto's scheme is left out, as RFC 9110 §4.2.3 normalises.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type AttemptCounter, addressKey, TooManyAttempts } from '../auth/failed-attempts.ts'
 import { keyBytes } from '../config.ts'
 import {
-  componentsWithBody,
-  componentsWithoutBody,
+  coveredComponents,
+  type ProtectedField,
+  protectedFields,
   serializeSignatureParams,
   signatureAlgorithm,
   signatureTag,
 } from '../contract/signature-profile.ts'
+import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 import type { EventStore } from '../store/event-store.ts'
 import { basicChallenge } from './authenticate.ts'
@@ -39,6 +47,8 @@ export interface SignatureSettings {
   /** KEY_ENCRYPTION_KEY as configured; signing is off without it. */
   readonly keyEncryptionKey: string | undefined
   readonly trust: TrustFunction | undefined
+  /** Failed authentications per client address, shared with Basic; unlimited when absent. */
+  readonly attempts?: AttemptCounter
   /** Epoch milliseconds (tests may move the clock). */
   readonly now?: () => number
 }
@@ -55,7 +65,9 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
   const encryptionKey =
     settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
   app.decorateRequest('signedBodyDigest', null)
-  if (!encryptionKey) return []
+  app.decorateRequest('signatureFailed', null)
+  if (!encryptionKey) return [signingOff]
+  const { attempts } = settings
   const verifying = { store: settings.store, encryptionKey, now: settings.now ?? Date.now }
 
   // A callback, not an async function: it runs for every request and mostly does nothing.
@@ -65,7 +77,7 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
       if (!reply.hasHeader('www-authenticate')) {
         reply.header('www-authenticate', `${basicChallenge}, ${signatureChallenge}`)
       }
-      reply.header('accept-signature', acceptSignature(hasContent(request)))
+      reply.header('accept-signature', acceptSignature(hasContent(request), carriedFields(request)))
     }
     done(null, payload)
   })
@@ -87,6 +99,10 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
     signatureInput: string | string[] | undefined,
     signature: string | string[] | undefined,
   ): Promise<User> {
+    const keys = [addressKey(request.ip)]
+    // As for passwords: an address at the limit is refused before any work, valid signature or not.
+    const wait = attempts ? await attempts.retryAfter(keys) : 0
+    if (attempts && wait > 0) throw new TooManyAttempts(wait, attempts.policy)
     const verdict = await verifySignature(
       {
         ...targetOf(request, settings.trust),
@@ -95,14 +111,26 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
         hasBody: hasContent(request),
         contentType: request.headers['content-type'],
         contentDigest: joined(request.headers['content-digest']),
+        fields: protectedValues(request),
       },
       verifying,
     )
     if (!verdict.ok) {
       request.log.info({ rule: verdict.rule, keyId: verdict.keyId }, 'request signature refused')
-      throw signatureNotValid()
+      await attempts?.take(keys)
+      throw verdict.detail === undefined
+        ? signatureNotValid()
+        : new DomainError('unauthenticated', verdict.detail)
     }
     request.signedBodyDigest = verdict.bodyDigest ?? null
+    // The body is checked against the signed digest only as it arrives: a mismatch fails then.
+    if (attempts && verdict.bodyDigest) {
+      request.signatureFailed = () => {
+        attempts
+          .take(keys)
+          .catch((error: unknown) => request.log.warn({ err: error }, 'failed attempt not counted'))
+      }
+    }
     const { key } = verdict
     // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
     // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.
@@ -110,9 +138,42 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
   }
 }
 
+/**
+ * With signing off (no KEY_ENCRYPTION_KEY), a request that carries a signature is told that signed
+ * requests are not enabled here: "needs credentials" would send its author looking for a fault in
+ * the signature. No challenge of its own: the server offers no signature scheme.
+ */
+const signingOff: SignatureScheme = {
+  challenge: '',
+  identify(request) {
+    if (request.headers['signature-input'] === undefined && request.headers.signature === undefined) {
+      return undefined
+    }
+    return Promise.reject(
+      new DomainError(
+        'unauthenticated',
+        'signed requests are not enabled on this server; send HTTP Basic credentials instead',
+      ),
+    )
+  },
+}
+
+/** The protected fields (signature-profile.ts) the request carries, each as one value. */
+function protectedValues(request: FastifyRequest): Partial<Record<ProtectedField, string>> {
+  const values: Partial<Record<ProtectedField, string>> = {}
+  for (const field of protectedFields) {
+    const value = request.headers[field]
+    if (value !== undefined) values[field] = joined(value)
+  }
+  return values
+}
+
+const carriedFields = (request: FastifyRequest): ProtectedField[] =>
+  protectedFields.filter((field) => request.headers[field] !== undefined)
+
 /** RFC 9421 §5.1: the signature this service wants for such a request. */
-function acceptSignature(hasBody: boolean): string {
-  const components = hasBody ? componentsWithBody : componentsWithoutBody
+function acceptSignature(hasBody: boolean, carried: readonly ProtectedField[]): string {
+  const components = coveredComponents(signatureTag, hasBody, carried)
   // `created` without a value asks for one; a nonce and keyid are the signer's own (CONTRACT.md §4).
   return `sig1=${serializeSignatureParams(components, [])};created;tag="${signatureTag}";alg="${signatureAlgorithm}"`
 }

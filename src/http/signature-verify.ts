@@ -1,5 +1,5 @@
-// Verification of a request signature by the profile `ers-v1` (CONTRACT.md §4, RFC 9421): every
-// rule, cheapest first, and which one failed. The HTTP glue (what the request's components are,
+// Verification of a request signature by the profiles `ers-v2` and `ers-v1` (CONTRACT.md §4, RFC
+// 9421): every rule, cheapest first, and which one failed. The HTTP glue (what the request's components are,
 // hooks, the 401) is in signature-auth.ts.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import {
@@ -13,15 +13,17 @@ import {
 import { keyIdSyntax, openSecret } from '../auth/api-key-secrets.ts'
 import {
   type CoveredComponent,
-  componentsWithBody,
-  componentsWithoutBody,
+  coveredComponents,
+  legacySignatureTag,
   maxClockSkewSeconds,
   maxSignatureAgeSeconds,
   nonceLifetimeSeconds,
   nonceSyntax,
+  type ProtectedField,
+  protectedFields,
   signatureAlgorithm,
   signatureBase,
-  signatureTag,
+  signatureTags,
 } from '../contract/signature-profile.ts'
 import type { ApiKey, EventStore } from '../store/event-store.ts'
 
@@ -40,6 +42,8 @@ export interface SignedMessage {
   readonly hasBody: boolean
   readonly contentType: string | undefined
   readonly contentDigest: string | undefined
+  /** The protected fields (If-Match…) the request carries, each as one value (lines joined by ", "). */
+  readonly fields?: Readonly<Partial<Record<ProtectedField, string>>>
 }
 
 export interface VerifierDependencies {
@@ -56,14 +60,21 @@ export type Verdict =
       /** The sha-256 of the body that Content-Digest names, to compare with the bytes that arrive. */
       readonly bodyDigest: Buffer | undefined
     }
-  | { readonly ok: false; readonly rule: string; readonly keyId?: string }
+  | {
+      readonly ok: false
+      readonly rule: string
+      readonly keyId?: string
+      /** What the client is told, when more than "not valid" helps it (an uncovered field). */
+      readonly detail?: string
+    }
 
 const allowedParameters = new Set(['created', 'keyid', 'nonce', 'tag', 'alg'])
 
-const refuse = (rule: string, keyId?: string): Verdict => ({
+const refuse = (rule: string, keyId?: string, detail?: string): Verdict => ({
   ok: false,
   rule,
   ...(keyId !== undefined && { keyId }),
+  ...(detail !== undefined && { detail }),
 })
 
 export async function verifySignature(message: SignedMessage, deps: VerifierDependencies): Promise<Verdict> {
@@ -86,12 +97,29 @@ export async function verifySignature(message: SignedMessage, deps: VerifierDepe
   }
 
   const [items, params] = input
-  const expected: readonly string[] = message.hasBody ? componentsWithBody : componentsWithoutBody
+  const tag = params.get('tag')
+  if (typeof tag !== 'string' || !signatureTags.includes(tag)) {
+    return refuse(`tag is not one of ${signatureTags.map((t) => `"${t}"`).join(', ')}`)
+  }
+  const carried = protectedFields.filter((field) => message.fields?.[field] !== undefined)
+  if (tag === legacySignatureTag && carried.length > 0) {
+    const detail = `a signature of profile ${legacySignatureTag} does not cover ${carried.join(', ')}, which this request carries; sign it with the current profile`
+    return refuse(detail, undefined, detail)
+  }
+  const expected = coveredComponents(tag, message.hasBody, carried)
   const names = items.map(([name, componentParams]) =>
     typeof name === 'string' && componentParams.size === 0 ? name : undefined,
   )
   if (names.length !== expected.length || names.some((name, i) => name !== expected[i])) {
-    return refuse(`covered components are not (${expected.join(' ')})`)
+    const uncovered = carried.find((field) => !names.includes(field))
+    const absent = protectedFields.find((field) => names.includes(field) && !carried.includes(field))
+    const detail =
+      uncovered !== undefined
+        ? `the request signature does not cover ${uncovered}, which this request carries`
+        : absent !== undefined
+          ? `the request signature covers ${absent}, which this request does not carry`
+          : undefined
+    return refuse(`covered components are not (${expected.join(' ')})`, undefined, detail)
   }
 
   const parameters = checkParameters(params, deps.now())
@@ -119,6 +147,8 @@ export async function verifySignature(message: SignedMessage, deps: VerifierDepe
     '@query': message.query,
     'content-type': message.contentType?.trim(),
     'content-digest': message.contentDigest?.trim(),
+    // RFC 9421 §2.1: a field's value with surrounding whitespace trimmed, lines joined by ", ".
+    ...Object.fromEntries(carried.map((field) => [field, message.fields?.[field]?.trim()])),
   }
   const components: CoveredComponent[] = expected.map((name) => ({ name, value: values[name] ?? '' }))
   // RFC 9421 §2.3: @signature-params is the serialisation of the parsed Signature-Input member.
@@ -148,8 +178,6 @@ function checkParameters(params: Parameters, nowMs: number): { keyId: string; no
     if (!allowedParameters.has(name)) return `unexpected parameter "${name}"`
   }
   const get = (name: string): BareItem | undefined => params.get(name)
-  const tag = get('tag')
-  if (tag !== signatureTag) return `tag is not "${signatureTag}"`
   const alg = get('alg')
   if (alg !== undefined && alg !== signatureAlgorithm) return `alg is not ${signatureAlgorithm}`
   const keyId = get('keyid')

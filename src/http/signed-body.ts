@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The body digest a verified signature vouches for, until the body has been checked against it. */
     signedBodyDigest: Buffer | null
+    /** Counts a failed verification against the client (signature-auth.ts), once the body fails it. */
+    signatureFailed: (() => void) | null
   }
 }
 
@@ -26,6 +28,7 @@ export function checkSignedBody(request: FastifyRequest, bytes: Buffer): void {
   const actual = createHash('sha256').update(bytes).digest()
   if (!timingSafeEqual(actual, expected)) {
     request.log.info({ rule: 'Content-Digest does not match the body' }, 'request signature refused')
+    request.signatureFailed?.()
     throw signatureNotValid()
   }
 }

@@ -1,5 +1,6 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
+import { setTimeout } from 'node:timers/promises'
 import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
 import type { MigrationProvider, MigrationResultSet } from 'kysely/migration'
 import type { ChangeKind } from '../domain/change.ts'
@@ -58,6 +59,10 @@ import {
 
 export type Executor = Kysely<Database> | Transaction<Database>
 
+/** Runs of a write that lost to a concurrent one (#retryingConflicts), in all, and the base wait. */
+const conflictAttempts = 3
+const conflictBackoffMs = 20
+
 export interface DialectConnection {
   readonly db: Kysely<Database>
   readonly flavour: SqlFlavour
@@ -90,6 +95,11 @@ export interface DialectConnection {
   watch?(wake: () => void): () => Promise<void>
   /** Turns a driver error into a DomainError where it means something to a client. */
   translate(error: unknown): unknown
+  /**
+   * True when a write failed only because of the transactions beside it (PostgreSQL: a deadlock
+   * or a serialization failure), so that the same work, run again whole, may well succeed.
+   */
+  isConflict?(error: unknown): boolean
   /**
    * Runs a read at once, past Kysely, where the dialect can do that safely (SQLite's synchronous
    * driver); undefined when it cannot now, and the read goes through Kysely.
@@ -176,7 +186,9 @@ export class KyselyStore implements EventStore {
   async createEvent(event: NewEvent) {
     // One statement where the dialect allows it, as the common edit below.
     if (this.dialect.flavour.changeNumbering === 'by-readers') {
-      const created = await this.#guard(() => insertEventLogged(this.#db, event)).catch((error: unknown) => {
+      const created = await this.#guard(() =>
+        this.#retryingConflicts(() => insertEventLogged(this.#db, event)),
+      ).catch((error: unknown) => {
         throw naming(error, event.locationId)
       })
       this.#changed()
@@ -216,7 +228,9 @@ export class KyselyStore implements EventStore {
         ...(changes.date !== undefined && { starts_at: changes.date }),
       }
       const event = toEvent(
-        await this.#guard(() => updateEventLogged(this.#db, id, values, precondition, asUser)),
+        await this.#guard(() =>
+          this.#retryingConflicts(() => updateEventLogged(this.#db, id, values, precondition, asUser)),
+        ),
       )
       this.#changed()
       return event
@@ -448,7 +462,25 @@ export class KyselyStore implements EventStore {
   }
 
   #write<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
-    return this.#guard(() => this.dialect.write(work))
+    return this.#guard(() => this.#retryingConflicts(() => this.dialect.write(work)))
+  }
+
+  /**
+   * Runs a write (a transaction, or one statement that is its own) again while it fails only for
+   * a conflict with concurrent transactions (dialect.isConflict): PostgreSQL rolls the loser back
+   * whole and its manual (§13.4) says to retry such a transaction from the start. At most
+   * `conflictAttempts` in all, a short random wait between them so that the two do not meet
+   * again in step; past the last, translate() makes the error a 503 with Retry-After.
+   */
+  async #retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write()
+      } catch (error) {
+        if (attempt >= conflictAttempts || !this.dialect.isConflict?.(error)) throw error
+        await setTimeout(conflictBackoffMs * attempt * (0.5 + Math.random()))
+      }
+    }
   }
 
   /**

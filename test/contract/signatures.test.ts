@@ -1,5 +1,5 @@
-// Signed requests (CONTRACT.md §4, profile ers-v1 of RFC 9421 HTTP Message Signatures with
-// hmac-sha256, RFC 9530 Content-Digest). Each test writes the signature base out by hand, so a
+// Signed requests (CONTRACT.md §4, profiles ers-v2 and ers-v1 of RFC 9421 HTTP Message Signatures
+// with hmac-sha256, RFC 9530 Content-Digest). Each test writes the signature base out by hand, so a
 // mistake in the service's or the helper's base building cannot hide behind the other; the
 // success case also checks that the helper (src/client/sign-request.ts) makes the same fields.
 // Two instances serve one database, so "once" and "revoked" are checked across instances.
@@ -21,7 +21,7 @@ import { type StoreTarget, storeTargets } from '../support/stores.ts'
 
 const keyEncryptionKey = randomBytes(32).toString('base64')
 const basicChallenge = 'Basic realm="events", charset="UTF-8"'
-const signatureChallenge = 'Signature realm="events", tag="ers-v1", alg="hmac-sha256"'
+const signatureChallenge = 'Signature realm="events", tag="ers-v2", alg="hmac-sha256"'
 
 interface Instance {
   readonly app: FastifyInstance
@@ -98,6 +98,10 @@ interface HandSigned {
   readonly params?: string
   /** The component list, to write a broken one; the profile's by default. */
   readonly components?: string
+  /** The profile's tag: ers-v2 by default. */
+  readonly tag?: string
+  /** Protected fields (If-Match, If-None-Match, Idempotency-Key) covered after the others, in order. */
+  readonly covered?: readonly (readonly [name: string, value: string])[]
 }
 
 /**
@@ -105,14 +109,16 @@ interface HandSigned {
  * RFC 9421 §2.5 defines it.
  */
 function handSign(s: HandSigned): { 'signature-input': string; signature: string } {
+  const covered = s.covered ?? []
+  const extra = covered.map(([name]) => ` "${name}"`).join('')
   const components =
     s.components ??
     (s.body
-      ? '("@method" "@authority" "@path" "@query" "content-type" "content-digest")'
-      : '("@method" "@authority" "@path" "@query")')
+      ? `("@method" "@authority" "@path" "@query" "content-type" "content-digest"${extra})`
+      : `("@method" "@authority" "@path" "@query"${extra})`)
   const params =
     s.params ??
-    `;created=${s.created ?? now()};keyid="${s.key.id}";nonce="${s.nonce ?? newNonce()}";tag="ers-v1";alg="hmac-sha256"`
+    `;created=${s.created ?? now()};keyid="${s.key.id}";nonce="${s.nonce ?? newNonce()}";tag="${s.tag ?? 'ers-v2'}";alg="hmac-sha256"`
   const signatureParams = `${components}${params}`
   const base = [
     `"@method": ${s.method}`,
@@ -120,13 +126,14 @@ function handSign(s: HandSigned): { 'signature-input': string; signature: string
     `"@path": ${s.path}`,
     `"@query": ${s.query}`,
     ...(s.body ? [`"content-type": ${s.body.contentType}`, `"content-digest": ${s.body.digest}`] : []),
+    ...covered.map(([name, value]) => `"${name}": ${value}`),
     `"@signature-params": ${signatureParams}`,
   ].join('\n')
   return { 'signature-input': `sig1=${signatureParams}`, signature: `sig1=:${hmac(s.key.secret, base)}:` }
 }
 
 for (const target of storeTargets) {
-  describe(`[${target.name}] signed requests (RFC 9421, profile ers-v1)`, () => {
+  describe(`[${target.name}] signed requests (RFC 9421, profiles ers-v2 and ers-v1)`, () => {
     let close: () => Promise<void>
     let a: Instance
     let b: Instance
@@ -134,7 +141,8 @@ for (const target of storeTargets) {
     let editorKey: { id: string; secret: string }
 
     before(async () => {
-      const started = await startInstances(target, { keyEncryptionKey }, 2)
+      // Many refusals from one address: the failure limit (tested on its own below) is set high.
+      const started = await startInstances(target, { keyEncryptionKey, authFailuresPerMinute: '1000' }, 2)
       close = started.close
       ;[a, b] = started.instances as [Instance, Instance]
       locationId = (await a.store.createLocation({ name: 'Town Hall', address: '1 Market Square' })).id
@@ -168,15 +176,20 @@ for (const target of storeTargets) {
       ).json().total as number
 
     /** 401 with a problem body, both challenges and what a signature should cover (RFC 9421 §5.1). */
-    function assertRefused(res: Awaited<ReturnType<Http>>, hasBody: boolean) {
+    function assertRefused(
+      res: Awaited<ReturnType<Http>>,
+      hasBody: boolean,
+      detail = 'the request signature is not valid',
+      covered = '',
+    ) {
       assertProblem(res, 401)
-      assert.equal(res.json().detail, 'the request signature is not valid')
+      assert.equal(res.json().detail, detail)
       assert.equal(res.header('www-authenticate'), `${basicChallenge}, ${signatureChallenge}`)
       assert.equal(
         res.header('accept-signature'),
         hasBody
-          ? 'sig1=("@method" "@authority" "@path" "@query" "content-type" "content-digest");created;tag="ers-v1";alg="hmac-sha256"'
-          : 'sig1=("@method" "@authority" "@path" "@query");created;tag="ers-v1";alg="hmac-sha256"',
+          ? `sig1=("@method" "@authority" "@path" "@query" "content-type" "content-digest"${covered});created;tag="ers-v2";alg="hmac-sha256"`
+          : `sig1=("@method" "@authority" "@path" "@query"${covered});created;tag="ers-v2";alg="hmac-sha256"`,
       )
     }
 
@@ -411,13 +424,13 @@ for (const target of storeTargets) {
       assert.equal(await total(), before + 1)
     })
 
-    it('refuses an algorithm other than hmac-sha256, a tag other than ers-v1, a short nonce and unknown parameters', async () => {
+    it('refuses an algorithm other than hmac-sha256, a tag other than ers-v2 or ers-v1, a short nonce and unknown parameters', async () => {
       const before = await total()
       const keyid = `keyid="${editorKey.id}"`
       for (const params of [
         `;created=${now()};${keyid};nonce="${newNonce()}";tag="ers-v1";alg="rsa-pss-sha512"`,
         `;created=${now()};${keyid};nonce="${newNonce()}";tag="ers-v1";alg="hmac-sha512"`,
-        `;created=${now()};${keyid};nonce="${newNonce()}";tag="ers-v2";alg="hmac-sha256"`,
+        `;created=${now()};${keyid};nonce="${newNonce()}";tag="ers-v3";alg="hmac-sha256"`,
         `;created=${now()};${keyid};nonce="${newNonce()}";alg="hmac-sha256"`,
         `;created=${now()};${keyid};nonce="${randomBytes(8).toString('base64url')}";tag="ers-v1"`,
         `;created=${now()};${keyid};tag="ers-v1"`,
@@ -493,6 +506,161 @@ for (const target of storeTargets) {
       assert.equal(res.json().detail, 'this request needs credentials (HTTP Basic)')
     })
 
+    /** PUT /events/:id with a new title, signed by hand with `over`, sent with `headers`. */
+    function signedPut(id: number, headers: Record<string, string>, over: Partial<HandSigned> = {}) {
+      const body = JSON.stringify({ title: `Edited ${newNonce()}`, date: '2026-12-04T19:30:00Z' })
+      const fields = handSign({
+        method: 'PUT',
+        authority: a.authority,
+        path: `/events/${id}`,
+        query: '?',
+        body: { contentType: types.json, digest: digestOf(body) },
+        key: editorKey,
+        ...over,
+      })
+      return a.http('PUT', `/events/${id}`, {
+        headers: { 'content-type': types.json, 'content-digest': digestOf(body), ...headers, ...fields },
+        body,
+      })
+    }
+
+    it('ers-v2: accepts a PUT whose If-Match is covered, and refuses one whose If-Match was stripped, changed or added', async () => {
+      const event = (await signedPost(eventBody())).json() as Json
+      const id = event.id as number
+      const etag = (await a.http('GET', `/events/${id}`)).header('etag') as string
+      // Covered and sent as signed: the conditional PUT goes through.
+      const ok = await signedPut(id, { 'if-match': etag }, { covered: [['if-match', etag]] })
+      assert.equal(ok.status, 200, ok.text)
+      const current = ok.header('etag') as string
+      const title = ok.json().title
+      // An intermediary strips If-Match: the signature covers a field the request lacks.
+      assertRefused(
+        await signedPut(id, {}, { covered: [['if-match', current]] }),
+        true,
+        'the request signature covers if-match, which this request does not carry',
+      )
+      // Or replaces it (a stale precondition turned into a matching one, say): the signature fails.
+      assertRefused(
+        await signedPut(id, { 'if-match': '*' }, { covered: [['if-match', current]] }),
+        true,
+        undefined,
+        ' "if-match"',
+      )
+      // Or adds one the client never signed.
+      assertRefused(
+        await signedPut(id, { 'if-match': current }),
+        true,
+        'the request signature does not cover if-match, which this request carries',
+        ' "if-match"',
+      )
+      assert.equal((await a.http('GET', `/events/${id}`)).json().title, title, 'nothing changed')
+    })
+
+    it("ers-v2: covers If-None-Match and Idempotency-Key, in the profile's order, and refuses a swapped key", async () => {
+      const body = eventBody()
+      const key = `k-${newNonce()}`
+      const signed = (over: Partial<HandSigned>, headers: Record<string, string>) => {
+        const fields = handSign({
+          method: 'POST',
+          authority: a.authority,
+          path: '/events',
+          query: '?',
+          body: { contentType: types.json, digest: digestOf(body) },
+          key: editorKey,
+          ...over,
+        })
+        return a.http('POST', '/events', {
+          headers: { 'content-type': types.json, 'content-digest': digestOf(body), ...headers, ...fields },
+          body,
+        })
+      }
+      const before = await total()
+      // Swapped by an intermediary: a retry would no longer be recognised as one.
+      assertRefused(
+        await signed({ covered: [['idempotency-key', key]] }, { 'idempotency-key': `${key}-2` }),
+        true,
+        undefined,
+        ' "idempotency-key"',
+      )
+      // Out of the profile's order (idempotency-key before if-none-match).
+      assertRefused(
+        await signed(
+          {
+            covered: [
+              ['idempotency-key', key],
+              ['if-none-match', '*'],
+            ],
+          },
+          { 'idempotency-key': key, 'if-none-match': '*' },
+        ),
+        true,
+        undefined,
+        ' "if-none-match" "idempotency-key"',
+      )
+      assert.equal(await total(), before)
+      const created = await signed({ covered: [['idempotency-key', key]] }, { 'idempotency-key': key })
+      assert.equal(created.status, 201, created.text)
+      // The helper covers the same fields the same way.
+      const helper = signRequest({
+        method: 'POST',
+        url: `http://${a.authority}/events`,
+        headers: { 'content-type': types.json, 'idempotency-key': key, 'if-none-match': '"elsewhere"' },
+        body,
+        keyId: editorKey.id,
+        secret: editorKey.secret,
+      })
+      assert.match(
+        helper['signature-input'],
+        /^sig1=\("@method" "@authority" "@path" "@query" "content-type" "content-digest" "if-none-match" "idempotency-key"\);.*tag="ers-v2"/,
+      )
+      const replay = await a.http('POST', '/events', {
+        headers: {
+          'content-type': types.json,
+          'idempotency-key': key,
+          'if-none-match': '"elsewhere"',
+          ...helper,
+        },
+        body,
+      })
+      assert.equal(replay.status, 201, replay.text)
+      assert.equal(replay.json().id, created.json().id, 'the same key replays the first answer')
+      assert.equal(await total(), before + 1)
+    })
+
+    it('ers-v1: accepted without the protected fields, refused with a detail naming the one it leaves uncovered', async () => {
+      const event = (await signedPost(eventBody(), { tag: 'ers-v1' })).json() as Json
+      const id = event.id as number
+      const etag = (await a.http('GET', `/events/${id}`)).header('etag') as string
+      assertRefused(
+        await signedPut(id, { 'if-match': etag }, { tag: 'ers-v1' }),
+        true,
+        'a signature of profile ers-v1 does not cover if-match, which this request carries; sign it with the current profile',
+        ' "if-match"',
+      )
+      assertRefused(
+        await signedPost(eventBody(), { tag: 'ers-v1' }).then(async () =>
+          a.http('DELETE', `/events/${id}`, {
+            headers: {
+              'if-none-match': '"x"',
+              ...handSign({
+                method: 'DELETE',
+                authority: a.authority,
+                path: `/events/${id}`,
+                query: '?',
+                key: editorKey,
+                tag: 'ers-v1',
+              }),
+            },
+          }),
+        ),
+        false,
+        'a signature of profile ers-v1 does not cover if-none-match, which this request carries; sign it with the current profile',
+        ' "if-none-match"',
+      )
+      const unconditional = await signedPut(id, {}, { tag: 'ers-v1' })
+      assert.equal(unconditional.status, 200, unconditional.text)
+    })
+
     it('stores the secret only sealed: the database holds no column a thief could sign with', async () => {
       const key = await addKey(a.store)
       const stored = await a.store.findApiKey(key.id)
@@ -501,6 +669,60 @@ for (const target of storeTargets) {
       assert.ok(!stored.sealedSecret.includes(Buffer.from(key.secret).toString('base64')), 'nor as base64')
       // Signing with what the database holds fails.
       assertRefused(await signedPost(eventBody(), { key: { id: key.id, secret: stored.sealedSecret } }), true)
+    })
+  })
+
+  describe(`[${target.name}] failed signatures and the failed-attempt limit`, () => {
+    let close: () => Promise<void>
+    let service: Instance
+    let key: { id: string; secret: string }
+    before(async () => {
+      const started = await startInstances(target, { keyEncryptionKey, authFailuresPerMinute: '3' }, 1)
+      close = started.close
+      service = started.instances[0] as Instance
+      key = await addKey(service.store)
+    })
+    after(() => close?.())
+
+    it('counts failed signatures per address with wrong passwords: 429 with Retry-After past the limit, for signatures and Basic alike', async () => {
+      const signedDelete = (secret: string) =>
+        service.http('DELETE', '/events/1', {
+          headers: {
+            ...signRequest({
+              method: 'DELETE',
+              url: `http://${service.authority}/events/1`,
+              keyId: key.id,
+              secret,
+            }),
+          },
+        })
+      for (let i = 0; i < 2; i++) assertProblem(await signedDelete(newKeySecret()), 401)
+      // A valid signature over another body fails when the body arrives: counted too.
+      const signedBody = JSON.stringify({ title: 'Signed', date: '2026-12-04T19:30:00Z', location_id: 1 })
+      const fields = signRequest({
+        method: 'POST',
+        url: `http://${service.authority}/events`,
+        headers: { 'content-type': types.json },
+        body: signedBody,
+        keyId: key.id,
+        secret: key.secret,
+      })
+      const swapped = await service.http('POST', '/events', {
+        headers: { 'content-type': types.json, ...fields },
+        body: signedBody.replace('Signed', 'Swapped'),
+      })
+      assertProblem(swapped, 401)
+      const limited = await signedDelete(newKeySecret())
+      assertProblem(limited, 429)
+      assert.match(limited.header('retry-after') ?? '', /^[1-9]\d*$/)
+      // A correct signature from that address waits too, as a correct password does.
+      assertProblem(await signedDelete(key.secret), 429)
+      // One counter: a password from the same address is refused without being checked.
+      const basic = await service.http('DELETE', '/events/1', {
+        headers: { authorization: `Basic ${Buffer.from('someone:wrong').toString('base64')}` },
+      })
+      assertProblem(basic, 429)
+      assert.match(basic.header('retry-after') ?? '', /^[1-9]\d*$/)
     })
   })
 
@@ -570,7 +792,7 @@ for (const target of storeTargets) {
     })
     after(() => close?.())
 
-    it('ignores the signature fields and offers Basic alone', async () => {
+    it('answers a signed request 401 saying that signed requests are not enabled, and offers Basic alone', async () => {
       const fields = signRequest({
         method: 'DELETE',
         url: `http://${service.authority}/events/1`,
@@ -579,6 +801,7 @@ for (const target of storeTargets) {
       })
       const res = await service.http('DELETE', '/events/1', { headers: { ...fields } })
       assertProblem(res, 401)
+      assert.match(res.json().detail, /signed requests are not enabled on this server/)
       assert.equal(res.header('www-authenticate'), basicChallenge)
       assert.equal(res.header('accept-signature'), undefined)
     })

@@ -101,6 +101,24 @@ describe('checkImport', () => {
     })
   })
 
+  it('refuses names, addresses and titles made only of invisible format characters, as the HTTP API does', () => {
+    const checked = checkImport({
+      locations: [
+        {
+          name: '\u200b\u2060',
+          address: '\ufeff\u200c',
+          events: [{ title: '\u200d \u00ad', date: '2026-12-04T19:30:00Z' }],
+        },
+      ],
+    })
+    assert.ok('problems' in checked)
+    assert.deepEqual(checked.problems.map((p) => p.split(':')[0]).sort(), [
+      '/locations/0/address',
+      '/locations/0/events/0/title',
+      '/locations/0/name',
+    ])
+  })
+
   it('names the expected shape when the document is not an import file at all', () => {
     for (const document of [null, [], 'text', { events: [] }, { locations: {} }]) {
       assert.deepEqual(checkImport(document), { problems: ['expected an object with a "locations" array'] })

@@ -16,10 +16,11 @@ describe('openApiDocument', () => {
     assert.equal(pathTemplate('/events/:id'), '/events/{id}')
   })
 
-  it('gives a plain read 200, 401, 406, 415, 429, 500 and 503, with HEAD beside it and OPTIONS', () => {
+  it('gives a plain read 200, 400, 401, 406, 415, 429, 500 and 503, with HEAD beside it and OPTIONS', () => {
     const doc = documentOf('/things', { GET: { produces: ['application/json'], handler } })
     const item = doc.paths['/things']
-    assert.deepEqual(statuses(item.get), ['200', '401', '406', '415', '429', '500', '503'])
+    // 400: malformed percent-encoding in the target, on every operation.
+    assert.deepEqual(statuses(item.get), ['200', '400', '401', '406', '415', '429', '500', '503'])
     assert.deepEqual(statuses(item.head), statuses(item.get))
     assert.equal(item.head.responses[200].content, undefined, 'HEAD has no body')
     assert.deepEqual(statuses(item.options), ['204', '500'])
@@ -98,7 +99,18 @@ describe('openApiDocument', () => {
     const item = doc.paths['/things/{id}']
     assert.deepEqual(item.parameters[0].schema.type, 'integer')
     assert.equal(item.parameters[0].schema.minimum, 1)
-    assert.deepEqual(statuses(item.delete), ['204', '401', '403', '404', '409', '415', '429', '500', '503'])
+    assert.deepEqual(statuses(item.delete), [
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '415',
+      '429',
+      '500',
+      '503',
+    ])
     assert.equal(item.delete.responses[204].content, undefined)
   })
 })

@@ -45,7 +45,7 @@ describe('signature base (RFC 9421 §2.5)', () => {
   })
 })
 
-describe('signRequest (profile ers-v1)', () => {
+describe('signRequest (profile ers-v2)', () => {
   const secret = 'c2VjcmV0LW9mLXRoZS10ZXN0LWtleS0xMjM0NTY3ODk'
   const hmac = (base: string) =>
     createHmac('sha256', Buffer.from(secret, 'ascii')).update(base).digest('base64')
@@ -61,7 +61,7 @@ describe('signRequest (profile ers-v1)', () => {
     })
     const params =
       '("@method" "@authority" "@path" "@query");created=1700000000;keyid="k_AAAAAAAAAAAAAAAA"' +
-      ';nonce="bm9uY2Utbm9uY2Utbm9uY2U";tag="ers-v1";alg="hmac-sha256"'
+      ';nonce="bm9uY2Utbm9uY2Utbm9uY2U";tag="ers-v2";alg="hmac-sha256"'
     // The host lower-cased and the default port left out (RFC 9110 §4.2.3).
     const base = `"@method": DELETE\n"@authority": example.com\n"@path": /events/7\n"@query": ?\n"@signature-params": ${params}`
     assert.deepEqual(fields, { 'signature-input': `sig1=${params}`, signature: `sig1=:${hmac(base)}:` })
@@ -85,12 +85,42 @@ describe('signRequest (profile ers-v1)', () => {
     assert.equal(fields['content-digest'], expectedDigest)
     const params =
       '("@method" "@authority" "@path" "@query" "content-type" "content-digest");created=1700000000' +
-      ';keyid="k_AAAAAAAAAAAAAAAA";nonce="bm9uY2Utbm9uY2Utbm9uY2U";tag="ers-v1"'
+      ';keyid="k_AAAAAAAAAAAAAAAA";nonce="bm9uY2Utbm9uY2Utbm9uY2U";tag="ers-v2"'
     const base =
       '"@method": POST\n"@authority": 127.0.0.1:8080\n"@path": /events\n"@query": ?x=%41\n' +
       `"content-type": application/json\n"content-digest": ${expectedDigest}\n"@signature-params": ${params}`
     assert.equal(fields['signature-input'], `req=${params}`)
     assert.equal(fields.signature, `req=:${hmac(base)}:`)
+  })
+
+  it('covers If-Match, If-None-Match and Idempotency-Key it is given, after the others and in that order', () => {
+    const body = '{"title":"Release party","date":"2026-12-04T19:30:00Z"}'
+    const fields = signRequest({
+      method: 'PUT',
+      url: 'http://127.0.0.1:8080/events/7',
+      // Given in another order and case: signed in the profile's, lower-cased, values trimmed.
+      headers: {
+        'Idempotency-Key': 'abc',
+        'If-Match': ' "v1" ',
+        'content-type': 'application/json',
+        'if-none-match': '*',
+      },
+      body,
+      keyId: 'k_AAAAAAAAAAAAAAAA',
+      secret,
+      created: 1700000000,
+      nonce: 'bm9uY2Utbm9uY2Utbm9uY2U',
+    })
+    const digest = `sha-256=:${createHash('sha256').update(body).digest('base64')}:`
+    const params =
+      '("@method" "@authority" "@path" "@query" "content-type" "content-digest" "if-match" "if-none-match" "idempotency-key")' +
+      ';created=1700000000;keyid="k_AAAAAAAAAAAAAAAA";nonce="bm9uY2Utbm9uY2Utbm9uY2U";tag="ers-v2";alg="hmac-sha256"'
+    const base =
+      '"@method": PUT\n"@authority": 127.0.0.1:8080\n"@path": /events/7\n"@query": ?\n' +
+      `"content-type": application/json\n"content-digest": ${digest}\n` +
+      `"if-match": "v1"\n"if-none-match": *\n"idempotency-key": abc\n"@signature-params": ${params}`
+    assert.equal(fields['signature-input'], `sig1=${params}`)
+    assert.equal(fields.signature, `sig1=:${hmac(base)}:`)
   })
 
   it('gives the RFC 9530 digest of known bytes', () => {

@@ -151,6 +151,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
         wake,
       ),
     translate,
+    isConflict,
     // A bulk load leaves every new row's page out of the visibility map (so index-only scans, which
     // deep pages count with, visit the table for each row) and one dead version of a date bucket's
     // row per batch that touched it, until autovacuum comes by. Measured at a million imported
@@ -206,8 +207,30 @@ export function isUnavailable(error: unknown): boolean {
   return unreachableMessages.test(error.message)
 }
 
+// SQLSTATE class 40, transaction rollback: the transaction lost to concurrent ones and was rolled
+// back whole; run again, it may well succeed (PostgreSQL manual §13.4, "Serialization Failure
+// Handling", names exactly these two).
+const conflictCodes = new Set([
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+])
+
+function isConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && conflictCodes.has(code)
+}
+
 function translate(error: unknown): unknown {
   if (error instanceof DomainError) return error
+  // Still in conflict after the store's retries (kysely-store.ts): busy, not broken (503).
+  if (isConflict(error)) {
+    const busy = new DomainError(
+      'unavailable',
+      'the database is busy with conflicting writes and could not complete this one; try again shortly',
+    )
+    busy.cause = error
+    return busy
+  }
   // character_not_in_repertoire: U+0000 in text that did not come through a checked field.
   if ((error as { code?: unknown }).code === '22021') {
     return new DomainError(
