@@ -2,6 +2,7 @@
 // file, running one statement at a time for the main thread. better-sqlite3 is synchronous, so a
 // statement that reads most of the table blocks this thread, not the event loop that serves HTTP.
 // WAL lets it read beside the writer, and it sees every commit made before its statement began.
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import Sqlite from 'better-sqlite3'
 import type { ReaderRequest, ReaderResponse, ReaderSettings } from './sqlite-reader-protocol.ts'
@@ -9,6 +10,15 @@ import type { ReaderRequest, ReaderResponse, ReaderSettings } from './sqlite-rea
 const { path, busyTimeoutMs } = workerData as ReaderSettings
 const port = parentPort
 if (!port) throw new Error('sqlite-reader-thread.ts runs only as a worker thread')
+
+// A reader's statements are batch work; the event loop answers everyone. On Linux a thread's nice
+// value is its own (setpriority(2), "Bugs"): this thread yields the CPU to the loop's thread
+// when the cores are busy. Elsewhere it may apply to the process or be refused: then it is left.
+if (process.platform === 'linux') {
+  try {
+    setPriority(10)
+  } catch {}
+}
 
 const database = new Sqlite(path, { readonly: true, fileMustExist: true })
 // Here waiting inside SQLite for a lock blocks no one else (in WAL a reader meets one only while
