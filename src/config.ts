@@ -44,6 +44,13 @@ export interface Config {
   readonly dbStartupTimeoutMs: number
   /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
   readonly sqliteBusyWaitMs: number
+  /**
+   * SQLite file: how long a filtered page of /events may take, queue included, before it is
+   * answered 503 (it runs in a reader thread, off the event loop), in ms.
+   */
+  readonly readBudgetMs: number
+  /** SQLite file: reader threads for filtered pages of /events (each one statement at a time). */
+  readonly readWorkers: number
   /** On SIGTERM, how long in-flight requests may take to finish before they are cut off, in ms. */
   readonly shutdownTimeoutMs: number
   /**
@@ -108,6 +115,8 @@ export const defaults: Config = Object.freeze({
   dbStatementTimeoutMs: 10_000,
   dbStartupTimeoutMs: 30_000,
   sqliteBusyWaitMs: 2_000,
+  readBudgetMs: 3_000,
+  readWorkers: 1,
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
   tlsCert: undefined,
@@ -149,6 +158,8 @@ export const environmentNames: Record<keyof Config, string> = {
   dbStatementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS',
   dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
+  readBudgetMs: 'READ_BUDGET_MS',
+  readWorkers: 'READ_WORKERS',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
   trustProxy: 'TRUST_PROXY',
   tlsCert: 'TLS_CERT',
@@ -247,6 +258,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     dbStatementTimeoutMs: integer('dbStatementTimeoutMs', 100, 3_600_000),
     dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
     sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
+    readBudgetMs: integer('readBudgetMs', 1, 600_000),
+    // Each reader is a thread with its own connection and page cache; a few cores' worth at most.
+    readWorkers: integer('readWorkers', 1, 64),
     shutdownTimeoutMs: integer('shutdownTimeoutMs', 0, 3_600_000),
     trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
     tlsCert: raw.tlsCert ?? base.tlsCert,

@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'unavailable'
   | 'overloaded'
+  /** A read did not finish within its time budget: too costly to answer now (narrow it, or retry). */
+  | 'too_costly'
 
 export interface FieldProblem {
   /** JSON Pointer (RFC 6901) into the request body. */

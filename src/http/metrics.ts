@@ -68,6 +68,33 @@ export function registerMetrics(
       },
     })
   }
+  if (store.readerStats) {
+    const stats = store.readerStats.bind(store)
+    // The store counts since it opened; a counter here only moves forward by what is new.
+    const counted = { overBudget: 0, crashed: 0 }
+    const since = (key: keyof typeof counted) => {
+      const now = stats()?.[key] ?? counted[key]
+      const delta = now - counted[key]
+      counted[key] = now
+      return delta
+    }
+    new Counter({
+      name: 'db_reads_over_budget_total',
+      help: 'Reads refused (503) because they did not finish within READ_BUDGET_MS',
+      registers: [registry],
+      collect() {
+        this.inc(since('overBudget'))
+      },
+    })
+    new Counter({
+      name: 'db_reader_crashes_total',
+      help: 'Reader threads (SQLite) that stopped unexpectedly and were replaced',
+      registers: [registry],
+      collect() {
+        this.inc(since('crashed'))
+      },
+    })
+  }
 
   new Gauge({
     name: 'feed_connections',

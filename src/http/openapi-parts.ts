@@ -110,7 +110,7 @@ export const sharedResponses: Record<string, Json> = {
   ),
   InternalServerError: problemResponse('A bug; logged with the request id, which the detail quotes.'),
   ServiceUnavailable: problemResponse(
-    'The database cannot be reached, the service is overloaded, or (the change feed) too many feeds are open. The service recovers by itself.',
+    'The database cannot be reached, the service is overloaded, a read (a search of /events) ran out of its time budget, or (the change feed) too many feeds are open. The service recovers by itself.',
     ['Retry-After'],
   ),
 }

@@ -24,6 +24,7 @@ const statusOf: Record<ErrorCode, number> = {
   rate_limited: 429,
   unavailable: 503,
   overloaded: 503,
+  too_costly: 503,
 }
 
 // RFC 9110 §15 reason phrases, used as the title: with type "about:blank" the title must be the

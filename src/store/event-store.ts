@@ -68,6 +68,14 @@ export interface PoolStats {
   readonly waiting: number
 }
 
+/** The reads run off the event loop (SQLite files: dialects/sqlite-readers.ts). */
+export interface ReaderStats {
+  /** Reads refused because they did not finish within the read budget, since the store opened. */
+  readonly overBudget: number
+  /** Reader threads that stopped unexpectedly and were replaced, since the store opened. */
+  readonly crashed: number
+}
+
 export interface EventStore {
   /**
    * One page of the events the filter finds (all without one), in date-then-id order, and how many
@@ -181,6 +189,8 @@ export interface EventStore {
 
   /** Connection pool figures for /metrics, where the store has a pool. */
   poolStats?(): PoolStats | undefined
+  /** Figures of the reads run off the event loop, where the store has such reads. */
+  readerStats?(): ReaderStats | undefined
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>

@@ -7,7 +7,7 @@
 // dates on events_by_date (starts_at, id), a location on events_by_location_date (location_id,
 // starts_at, id), which also serves a date range at that location, and `q` on the dialect's
 // substring index over title_folded, where it has one.
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely'
 import { foldTitle } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { Event, EventFilter, Page } from '../domain/types.ts'
@@ -63,13 +63,18 @@ export function filteredPageQuery(
   )
 }
 
+/** Runs the statement somewhere other than Kysely's connection (a reader thread off the event loop). */
+export type ReadElsewhere = <R>(query: CompiledQuery<R>) => Promise<R[]>
+
 export async function filteredPage(
   db: Kysely<Database>,
   flavour: SqlFlavour,
   page: Page,
   filter: EventFilter,
+  readElsewhere?: ReadElsewhere,
 ): Promise<{ total: number; events: Event[] }> {
-  const result = await filteredPageQuery(db, flavour, page, filter).execute()
+  const query = filteredPageQuery(db, flavour, page, filter)
+  const result = readElsewhere ? await readElsewhere(query.compile()) : await query.execute()
   const total = Number(result[0]?.total ?? 0)
   // Past the last page the one row carries the total and no event.
   const events = result.filter((row) => row.id !== null).map((row) => toEvent(row as EventRow))

@@ -34,6 +34,7 @@ import type {
   NewEvent,
   NewLocation,
   PoolStats,
+  ReaderStats,
   StoredApiKey,
 } from './event-store.ts'
 import { filteredPage } from './filtered-page.ts'
@@ -111,6 +112,14 @@ export interface DialectConnection {
    */
   readPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
+   * Runs a read whose cost no index bounds where it cannot block the event loop, under a time
+   * budget (`too_costly` past it): SQLite files, in a reader thread. Absent where reads never
+   * block the loop (PostgreSQL) or cannot leave it (SQLite in memory).
+   */
+  readOffLoop?<R>(query: CompiledQuery<R>): Promise<R[]>
+  /** Figures of the reads off the loop, where the dialect has them. */
+  readerStats?(): ReaderStats
+  /**
    * After a bulk load has committed, what keeps reads as fast as before it, where the dialect
    * needs something done.
    */
@@ -146,8 +155,12 @@ export class KyselyStore implements EventStore {
   }
 
   async listEvents(page: Page, filter: EventFilter = {}) {
+    // A filter's page and count can cost as much as a scan of the table (a short `q`, a wide date
+    // range, a deep page): off the event loop where the dialect can (docs/architecture.md).
     if (isFiltered(filter))
-      return this.#guard(() => filteredPage(this.#db, this.dialect.flavour, page, filter))
+      return this.#guard(() =>
+        filteredPage(this.#db, this.dialect.flavour, page, filter, this.dialect.readOffLoop),
+      )
     return this.#guard(async () => {
       const offset = offsetOf(page)
       const fromBuckets =
@@ -441,6 +454,10 @@ export class KyselyStore implements EventStore {
 
   poolStats(): PoolStats | undefined {
     return this.dialect.poolStats?.()
+  }
+
+  readerStats(): ReaderStats | undefined {
+    return this.dialect.readerStats?.()
   }
 
   async ping() {

@@ -8,13 +8,21 @@ import { KyselyStore } from './kysely-store.ts'
 export interface StoreOptions {
   /** Pool and timeout settings, used when the URL selects PostgreSQL. */
   readonly postgres?: PostgresOptions
-  /** Lock waits, used when the URL selects SQLite. */
+  /** Lock waits and the reader threads, used when the URL selects SQLite. */
   readonly sqlite?: SqliteOptions
 }
 
 /** The store settings of a configuration. */
 export function storeOptions(
-  config: Pick<Config, 'dbPoolSize' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'sqliteBusyWaitMs'>,
+  config: Pick<
+    Config,
+    | 'dbPoolSize'
+    | 'dbConnectTimeoutMs'
+    | 'dbStatementTimeoutMs'
+    | 'sqliteBusyWaitMs'
+    | 'readBudgetMs'
+    | 'readWorkers'
+  >,
 ): StoreOptions {
   return {
     postgres: {
@@ -22,7 +30,11 @@ export function storeOptions(
       connectionTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
     },
-    sqlite: { busyWaitMs: config.sqliteBusyWaitMs },
+    sqlite: {
+      busyWaitMs: config.sqliteBusyWaitMs,
+      readBudgetMs: config.readBudgetMs,
+      readWorkers: config.readWorkers,
+    },
   }
 }
 

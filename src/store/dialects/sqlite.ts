@@ -13,6 +13,7 @@ import { unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { maxKeptStatements, RetryingSqliteDialect, readNow, StatementCache } from './sqlite-driver.ts'
+import { SqliteReaders } from './sqlite-readers.ts'
 import { trigramContains, trigramIndex } from './sqlite-trigram.ts'
 
 export interface SqliteOptions {
@@ -23,9 +24,18 @@ export interface SqliteOptions {
   readonly busyWaitMs?: number
   /** How long a migration run waits for the write lock, in ms (default 30000). */
   readonly migrationWaitMs?: number
+  /** How long a read off the event loop may take, its wait for a reader included, in ms (default 3000). */
+  readonly readBudgetMs?: number
+  /** Reader threads for the reads off the event loop (default 1). */
+  readonly readWorkers?: number
 }
 
-export const sqliteDefaults = Object.freeze({ busyWaitMs: 2_000, migrationWaitMs: 30_000 })
+export const sqliteDefaults = Object.freeze({
+  busyWaitMs: 2_000,
+  migrationWaitMs: 30_000,
+  readBudgetMs: 3_000,
+  readWorkers: 1,
+})
 
 // Opening and the pragmas below run once, before anything is served: there a synchronous wait
 // for a lock (another process setting up the same new file) harms no one.
@@ -41,6 +51,17 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
   // From here on a lock fails at once with SQLITE_BUSY, and whileBusy pauses with timers.
   database.pragma('busy_timeout = 0')
   const statements = new StatementCache(database, maxKeptStatements)
+  // A database in memory belongs to this one connection: no thread can open it, so its costly
+  // reads stay on the event loop (such stores are for tests and demonstrations).
+  const readers =
+    path === ':memory:'
+      ? undefined
+      : new SqliteReaders({
+          path,
+          busyTimeoutMs: settings.busyWaitMs,
+          threads: settings.readWorkers,
+          budgetMs: settings.readBudgetMs,
+        })
   const db = new Kysely<Database>({
     dialect: new RetryingSqliteDialect(database, { waitMs: settings.busyWaitMs, what: 'a read' }, statements),
   })
@@ -95,7 +116,11 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
     watch: (wake) => watchDataVersion(database, wake),
     translate,
     readNow: readNow(database, statements),
-    close: () => db.destroy(),
+    ...(readers && { readOffLoop: (query) => readers.read(query), readerStats: () => readers.stats() }),
+    close: async () => {
+      await readers?.close()
+      await db.destroy()
+    },
   }
 }
 
