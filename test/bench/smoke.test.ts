@@ -91,7 +91,7 @@ function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smo
   assert.deepEqual(result.growth.map((g) => g.scenario).sort(), ['growth-get-event', 'growth-get-page-1'])
 }
 
-// Generous: alone a smoke run takes under a minute, but npm test runs it beside other files on two
+// Generous: alone a smoke run takes under a minute, but npm run test:extra runs it beside other files on two
 // shared cores, where it has taken over two.
 const smokeTimeoutMs = 300_000
 

@@ -1,6 +1,6 @@
 // The package as a user gets it: `npm pack`, installed into an empty directory without the
 // network, then its `ers` command, its `event-resource-service/client` export and that export's
-// types used from outside against the real service. Needs `npm run build` first (npm test builds).
+// types used from outside against the real service. Needs `npm run build` first (npm run test:extra builds).
 //
 // The install runs with --ignore-scripts, so better-sqlite3 is not compiled (~95 s here): the
 // client and the client commands never load a database driver (the CLI imports the store only
