@@ -54,6 +54,8 @@ export interface VerifierOptions {
   readonly passwords?: PasswordFunctions
   /** Told when an upgraded hash could not be stored (the login stands; the next one tries again). */
   readonly onRehashError?: (error: unknown) => void
+  /** The clock the TTL is counted on, in ms (tests move it by hand); `Date.now` by default. */
+  readonly now?: () => number
 }
 
 interface Remembered {
@@ -76,12 +78,14 @@ export class CredentialVerifier {
   readonly #hashing: Limiter
   readonly #cost: HashCost
   readonly #passwords: PasswordFunctions
+  readonly #now: () => number
 
   constructor(
     private readonly users: UserSource,
     private readonly options: VerifierOptions,
   ) {
     this.#hashing = new Limiter(options.concurrency ?? 2, options.maxWaiting ?? 256)
+    this.#now = options.now ?? Date.now
     this.#cost = options.cost ?? owaspMinimum
     this.#passwords = options.passwords ?? defaultPasswords
     // Made now, so that the first unknown user does not pay for it (and stand out by its time).
@@ -102,7 +106,7 @@ export class CredentialVerifier {
 
     const key = createHmac('sha256', this.#key).update(name).update('\0').update(password).digest('base64url')
     const remembered = this.#remembered.get(key)
-    const live = remembered && remembered.expiresAt > Date.now() ? remembered.user : undefined
+    const live = remembered && remembered.expiresAt > this.#now() ? remembered.user : undefined
     // Only an editor: a reader remembered as such may have become an editor since.
     if (deferrable && live?.role === 'editor') return { ...live, unconfirmed: true }
 
@@ -178,6 +182,6 @@ export class CredentialVerifier {
       this.#remembered.delete(oldest)
     }
     this.#remembered.delete(key)
-    this.#remembered.set(key, { user, expiresAt: Date.now() + this.options.ttlMs })
+    this.#remembered.set(key, { user, expiresAt: this.#now() + this.options.ttlMs })
   }
 }

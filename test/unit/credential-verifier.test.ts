@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import {
   CredentialVerifier,
   type PasswordFunctions,
@@ -76,7 +76,9 @@ function setUp(options: VerifierOptions = { ttlMs: 60_000 }) {
   const users = new FakeUsers()
   users.put(alice())
   users.put(bob())
-  return { users, verifier: new CredentialVerifier(users, options) }
+  // A clock of the test's own: the TTL passes when the test says so, not after a real sleep.
+  const clock = { ms: 1_000_000, advance: (ms: number) => (clock.ms += ms) }
+  return { users, clock, verifier: new CredentialVerifier(users, { now: () => clock.ms, ...options }) }
 }
 
 /** Names of the promises in the order they settle. */
@@ -258,13 +260,13 @@ describe('CredentialVerifier', () => {
     })
 
     it('defers only for an editor remembered within ttlMs', async () => {
-      const { users, verifier } = setUp({ ttlMs: 40 })
+      const { users, clock, verifier } = setUp({ ttlMs: 40 })
       await verifier.verify('bob', bobPassword)
       // A reader may have become an editor since: looked up, and answered as the store has them now.
       const promoted = users.put({ ...bob(), role: 'editor' })
       assert.deepEqual(await verifier.verify('bob', bobPassword, '', true), promoted)
       await verifier.verify('alice', alicePassword)
-      await sleep(80)
+      clock.advance(80)
       const lookups = users.lookups
       assert.deepEqual(await verifier.verify('alice', alicePassword, '', true), alice())
       assert.equal(users.lookups, lookups + 1)
@@ -278,9 +280,9 @@ describe('CredentialVerifier', () => {
     })
 
     it('forgets a success once ttlMs has passed', async () => {
-      const { verifier } = setUp({ ttlMs: 40, concurrency: 1 })
+      const { clock, verifier } = setUp({ ttlMs: 40, concurrency: 1 })
       await verifier.verify('alice', alicePassword)
-      await sleep(80)
+      clock.advance(40)
       assert.equal(await answeredFromCache(verifier), false)
     })
 
