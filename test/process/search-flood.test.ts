@@ -66,6 +66,7 @@ describe('searches on a SQLite file of 200,000 events', () => {
       durationMs: 4_000,
     })
     assert.ok(result.answers.length > 0)
+    assert.deepEqual(result.probeFailures, [], '/health/live always answers 200')
     for (const answer of result.answers) {
       if (answer.status === 200) continue
       assert.equal(answer.status, 503, `${answer.path}: ${answer.status} ${answer.body}`)
