@@ -4,9 +4,8 @@
 // own small pool (dialects/postgres-costly.ts): however many arrive, they hold at most `slots`
 // connections, and the cheap reads' pool is never theirs to take.
 //
-// A refusal is a value (`too_costly`, 503 with Retry-After), made at the wait's deadline by a
-// timer: a request never waits longer than the queue allows, whatever the work ahead of it does.
-import { DomainError } from '../domain/errors.ts'
+// The refusal is the caller's error value (`too_costly`: 503 with Retry-After), thrown at the
+// wait's deadline by a timer: nothing waits longer than allowed, whatever the work ahead of it does.
 
 export interface BulkheadStats {
   /** Waiting for a slot now. */
@@ -52,7 +51,12 @@ export class Bulkhead {
   }
 
   stats(): BulkheadStats {
-    return { queued: this.#queue.length, waits: this.#waits, waitedMs: this.#waitedMs, refused: this.#refused }
+    return {
+      queued: this.#queue.length,
+      waits: this.#waits,
+      waitedMs: this.#waitedMs,
+      refused: this.#refused,
+    }
   }
 
   #wait(maxWaitMs: number, refusal: () => Error): Promise<void> {

@@ -176,7 +176,7 @@ describe('parseConfig', () => {
     assert.ok(Object.isFrozen(config))
   })
 
-  it('keeps at least one connection of DB_POOL_SIZE out of the costly reads\' share', () => {
+  it("keeps at least one connection of DB_POOL_SIZE out of the costly reads' share", () => {
     assert.equal(parseConfig({ dbPoolSize: '4', costlyReadConnections: '3' }).costlyReadConnections, 3)
     assert.deepEqual(
       problemsOf(() => parseConfig({ dbPoolSize: '4', costlyReadConnections: '4' })),
