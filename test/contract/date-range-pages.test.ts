@@ -23,6 +23,8 @@ const base = Math.floor(Date.UTC(2027, 0, 1) / size) // a bucket number
 const instants = Array.from({ length: 7 }, (_, b) =>
   [-1, 0, 1, 1000].map((d) => (base + b) * size + d),
 ).flat()
+// Bounds before and after every event.
+const outside = [(base - 1) * size, (base + 8) * size]
 
 for (const target of storeTargets) {
   describe(`[${target.name}] a date range's page from the buckets`, () => {
