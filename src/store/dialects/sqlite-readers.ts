@@ -32,8 +32,8 @@ interface Read {
   /** Answered (or refused): a later answer from the thread is thrown away. */
   settled: boolean
   timer: NodeJS.Timeout | undefined
-  /** When it joined the queue (performance.now()). */
-  readonly queuedAt: number
+  /** When it joined the queue (performance.now()), if every thread was busy then; else undefined. */
+  readonly queuedAt: number | undefined
 }
 
 interface Thread {
@@ -83,9 +83,12 @@ export class SqliteReaders {
         reject,
         settled: false,
         timer: undefined,
-        queuedAt: performance.now(),
+        queuedAt:
+          this.#threads.every((thread) => thread.running) || this.#waiting.length > 0
+            ? performance.now()
+            : undefined,
       }
-      if (this.#threads.every((thread) => thread.running) || this.#waiting.length > 0) this.#waits++
+      if (read.queuedAt !== undefined) this.#waits++
       read.timer = setTimeout(() => this.#overrun(read), this.#options.budgetMs)
       this.#waiting.push(read)
       this.#dispatch()
@@ -131,7 +134,7 @@ export class SqliteReaders {
     const at = this.#waiting.indexOf(read)
     if (at >= 0) {
       this.#waiting.splice(at, 1)
-      this.#waitedMs += performance.now() - read.queuedAt
+      if (read.queuedAt !== undefined) this.#waitedMs += performance.now() - read.queuedAt
     }
     this.#overBudget++
     settle(
@@ -148,7 +151,7 @@ export class SqliteReaders {
       if (thread.running) continue
       const read = this.#waiting.shift()
       if (!read) return
-      this.#waitedMs += performance.now() - read.queuedAt
+      if (read.queuedAt !== undefined) this.#waitedMs += performance.now() - read.queuedAt
       thread.running = read
       const worker = thread.worker ?? this.#start(thread)
       thread.worker = worker
