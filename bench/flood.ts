@@ -1,7 +1,9 @@
 // A flood of the costliest searches of GET /events from several connections, while one more
-// connection asks /health/live over and over: whether the service keeps answering while it
-// searches (better-sqlite3 is synchronous; a statement on the event loop stops every request).
-// Used by bench/event-loop-flood.ts and test/process/search-flood.test.ts.
+// connection asks a cheap path (/health/live by default) over and over: whether the service keeps
+// answering while it searches (better-sqlite3 is synchronous: a statement on the event loop stops
+// every request; PostgreSQL's pool can be held by slow statements: cheap reads queue behind them).
+// Used by bench/event-loop-flood.ts, test/process/search-flood.test.ts and
+// test/postgres/bulkhead-flood.test.ts.
 import { Agent, request } from 'undici'
 
 /** The searches no index bounds on a database of `events` benchmark events (bench/seed-store.ts). */
@@ -30,16 +32,25 @@ export interface FloodAnswer {
 
 export interface FloodResult {
   readonly answers: FloodAnswer[]
-  /** /health/live answers per 100 ms window, from the flood's start to its end. */
+  /** The probe's answers per 100 ms window, from the flood's start to its end. */
   readonly healthWindows: number[]
-  /** The longest /health/live took, in ms. */
+  /** The longest the probe took, in ms. */
   readonly healthMaxMs: number
   readonly healthAnswers: number
+  /** Each answered (200) probe's time, in ms, in the order sent. */
+  readonly probeMs: number[]
+  /** The probe's answers other than 200: status, time and the start of the body. */
+  readonly probeFailures: string[]
 }
 
 export async function flood(
   baseUrl: string,
-  { paths, connections, durationMs }: { paths: string[]; connections: number; durationMs: number },
+  {
+    paths,
+    connections,
+    durationMs,
+    probe = '/health/live',
+  }: { paths: string[]; connections: number; durationMs: number; probe?: string },
 ): Promise<FloodResult> {
   const agent = new Agent({ connections: connections + 1, pipelining: 1 })
   const started = performance.now()
@@ -67,15 +78,21 @@ export async function flood(
     }
   }
   const healthAt: number[] = []
+  const probeMs: number[] = []
+  const probeFailures: string[] = []
   let healthMaxMs = 0
   const prober = async () => {
     while (performance.now() < until) {
       const sent = performance.now()
-      const res = await request(`${baseUrl}/health/live`, { dispatcher: agent, headersTimeout: 120_000 })
-      await res.body.text()
+      const res = await request(`${baseUrl}${probe}`, { dispatcher: agent, headersTimeout: 120_000 })
+      const text = await res.body.text()
       const now = performance.now()
-      if (res.statusCode !== 200) throw new Error(`/health/live answered ${res.statusCode}`)
+      if (res.statusCode !== 200) {
+        probeFailures.push(`${res.statusCode} after ${(now - sent).toFixed(0)} ms: ${text.slice(0, 200)}`)
+        continue
+      }
       healthAt.push(now - started)
+      probeMs.push(now - sent)
       healthMaxMs = Math.max(healthMaxMs, now - sent)
     }
   }
@@ -89,5 +106,5 @@ export async function flood(
     const window = Math.floor(at / 100)
     if (window < healthWindows.length) healthWindows[window] = (healthWindows[window] ?? 0) + 1
   }
-  return { answers, healthWindows, healthMaxMs, healthAnswers: healthAt.length }
+  return { answers, healthWindows, healthMaxMs, healthAnswers: healthAt.length, probeMs, probeFailures }
 }

@@ -34,3 +34,42 @@ export async function seedSqlite(path: string, events: number): Promise<void> {
     await store.close()
   }
 }
+
+/**
+ * Migrates the PostgreSQL database at `url` (which must exist and be empty) and fills it with the
+ * same titles and dates as benchmarkLocations, in a few statements (generate_series: ~4× faster
+ * than the importer's batches). Locations hold contiguous runs of ids, as the importer's do.
+ */
+export async function seedPostgres(url: string, events: number): Promise<void> {
+  const store = openStore(url, { postgres: { statementTimeoutMs: 3_600_000 } })
+  try {
+    await store.migrate()
+  } finally {
+    await store.close()
+  }
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const locations = locationsFor(events)
+    await client.query('begin')
+    await client.query(
+      `insert into locations (name, address)
+       select 'Venue ' || l, l || ' Benchmark Street' from generate_series(1, $1::int) l`,
+      [locations],
+    )
+    await client.query(
+      `insert into events (title, title_folded, starts_at, location_id)
+       select 'Benchmark event #' || i, 'benchmark event #' || i,
+              $2::bigint + ((i::bigint * 7919) % 10000019) * 60000,
+              (select min(id) from locations) + ((i - 1)::bigint * $3 / $1)
+       from generate_series(1, $1::int) i`,
+      [events, start, locations],
+    )
+    await client.query(`update counters set value = value + $1 where name = 'events' and shard = 0`, [events])
+    await client.query('commit')
+    await client.query('vacuum (analyze) events, event_buckets, counters, locations')
+  } finally {
+    await client.end()
+  }
+}

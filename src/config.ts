@@ -34,8 +34,15 @@ export interface Config {
   readonly requestTimeoutMs: number
   /** How long a verified Basic credential is remembered, in ms (0 disables the cache). */
   readonly authCacheTtlMs: number
-  /** PostgreSQL: most connections one instance opens. */
+  /** PostgreSQL: most connections one instance opens for requests, the costly reads' share included. */
   readonly dbPoolSize: number
+  /**
+   * PostgreSQL: connections of DB_POOL_SIZE set apart for filtered pages of /events, so that they
+   * never hold the cheap reads' (0: a quarter of DB_POOL_SIZE, at least 1).
+   */
+  readonly costlyReadConnections: number
+  /** PostgreSQL: longest a filtered page waits for one of those connections before it is answered 503, in ms. */
+  readonly costlyReadQueueMs: number
   /** PostgreSQL: how long to wait for a connection before answering 503, in ms. */
   readonly dbConnectTimeoutMs: number
   /** PostgreSQL: longest a statement may run before it is cancelled (503), in ms. */
@@ -45,8 +52,9 @@ export interface Config {
   /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
   readonly sqliteBusyWaitMs: number
   /**
-   * SQLite file: how long a filtered page of /events may take, queue included, before it is
-   * answered 503 (it runs in a reader thread, off the event loop), in ms.
+   * How long a filtered page of /events may take, queue included, before it is answered 503, in
+   * ms: on a SQLite file in a reader thread, off the event loop; on PostgreSQL as the statement's
+   * statement_timeout (what is left of the budget after the queue).
    */
   readonly readBudgetMs: number
   /** SQLite file: reader threads for filtered pages of /events (each one statement at a time). */
@@ -111,6 +119,8 @@ export const defaults: Config = Object.freeze({
   requestTimeoutMs: 30_000,
   authCacheTtlMs: 60_000,
   dbPoolSize: 10,
+  costlyReadConnections: 0,
+  costlyReadQueueMs: 1_000,
   dbConnectTimeoutMs: 3_000,
   dbStatementTimeoutMs: 10_000,
   dbStartupTimeoutMs: 30_000,
@@ -154,6 +164,8 @@ export const environmentNames: Record<keyof Config, string> = {
   requestTimeoutMs: 'REQUEST_TIMEOUT_MS',
   authCacheTtlMs: 'AUTH_CACHE_TTL_MS',
   dbPoolSize: 'DB_POOL_SIZE',
+  costlyReadConnections: 'COSTLY_READ_CONNECTIONS',
+  costlyReadQueueMs: 'COSTLY_READ_QUEUE_MS',
   dbConnectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS',
   dbStatementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS',
   dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
@@ -254,6 +266,8 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     requestTimeoutMs: integer('requestTimeoutMs', 100, 3_600_000),
     authCacheTtlMs: integer('authCacheTtlMs', 0, 3_600_000),
     dbPoolSize: integer('dbPoolSize', 1, 1000),
+    costlyReadConnections: integer('costlyReadConnections', 0, 1000),
+    costlyReadQueueMs: integer('costlyReadQueueMs', 0, 600_000),
     dbConnectTimeoutMs: integer('dbConnectTimeoutMs', 100, 600_000),
     dbStatementTimeoutMs: integer('dbStatementTimeoutMs', 100, 3_600_000),
     dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
@@ -285,6 +299,12 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\/.+/.test(config.redisUrl)) {
     problems.push(`REDIS_URL=${redactUrl(config.redisUrl)}: expected redis://host:port or rediss://…`)
+  }
+  // The cheap reads, writes and the feed keep at least one connection of the pool.
+  if (config.costlyReadConnections >= config.dbPoolSize && raw.costlyReadConnections !== undefined) {
+    problems.push(
+      `COSTLY_READ_CONNECTIONS=${config.costlyReadConnections}: expected fewer than DB_POOL_SIZE (${config.dbPoolSize})`,
+    )
   }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     problems.push('TLS_CERT and TLS_KEY: set both (HTTPS) or neither (plain HTTP)')

@@ -71,7 +71,7 @@ export function registerMetrics(
   if (store.readerStats) {
     const stats = store.readerStats.bind(store)
     // The store counts since it opened; a counter here only moves forward by what is new.
-    const counted = { overBudget: 0, crashed: 0 }
+    const counted = { overBudget: 0, crashed: 0, waits: 0, waitedMs: 0, refused: 0 }
     const since = (key: keyof typeof counted) => {
       const now = stats()?.[key] ?? counted[key]
       const delta = now - counted[key]
@@ -80,10 +80,42 @@ export function registerMetrics(
     }
     new Counter({
       name: 'db_reads_over_budget_total',
-      help: 'Reads refused (503) because they did not finish within READ_BUDGET_MS',
+      help: 'Costly reads refused (503 too_costly) because they did not finish within READ_BUDGET_MS (PostgreSQL: statements cancelled by their statement_timeout)',
       registers: [registry],
       collect() {
         this.inc(since('overBudget'))
+      },
+    })
+    new Gauge({
+      name: 'db_costly_reads_queued',
+      help: 'Costly reads (filtered pages of /events) waiting now for a reader thread (SQLite) or a connection of their share (PostgreSQL)',
+      registers: [registry],
+      collect() {
+        this.set(stats()?.queued ?? 0)
+      },
+    })
+    new Counter({
+      name: 'db_costly_read_waits_total',
+      help: 'Costly reads that found every reader or connection of their share busy and waited',
+      registers: [registry],
+      collect() {
+        this.inc(since('waits'))
+      },
+    })
+    new Counter({
+      name: 'db_costly_read_wait_seconds_total',
+      help: 'Time costly reads spent waiting for a reader or a connection of their share',
+      registers: [registry],
+      collect() {
+        this.inc(since('waitedMs') / 1000)
+      },
+    })
+    new Counter({
+      name: 'db_costly_reads_refused_total',
+      help: 'Costly reads refused (503 too_costly) because no connection of their share freed within COSTLY_READ_QUEUE_MS (PostgreSQL)',
+      registers: [registry],
+      collect() {
+        this.inc(since('refused'))
       },
     })
     new Counter({

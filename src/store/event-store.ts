@@ -68,12 +68,27 @@ export interface PoolStats {
   readonly waiting: number
 }
 
-/** The reads run off the event loop (SQLite files: dialects/sqlite-readers.ts). */
+/**
+ * The costly reads, run apart from the cheap ones (SQLite files: reader threads,
+ * dialects/sqlite-readers.ts; PostgreSQL: a bulkhead and a pool of their own, postgres-costly.ts).
+ * Counts are since the store opened.
+ */
 export interface ReaderStats {
-  /** Reads refused because they did not finish within the read budget, since the store opened. */
+  /**
+   * Reads refused because they did not finish within the read budget (on PostgreSQL, mostly
+   * statements the server cancelled at the budget's statement_timeout).
+   */
   readonly overBudget: number
-  /** Reader threads that stopped unexpectedly and were replaced, since the store opened. */
+  /** Reader threads that stopped unexpectedly and were replaced. */
   readonly crashed: number
+  /** Reads waiting now for a reader (a thread, or a connection of the costly reads' share). */
+  readonly queued: number
+  /** Reads that found every reader busy and waited. */
+  readonly waits: number
+  /** The time all of those waited, in ms. */
+  readonly waitedMs: number
+  /** Reads refused because no reader freed within the wait allowed (PostgreSQL's queue limit). */
+  readonly refused: number
 }
 
 export interface EventStore {

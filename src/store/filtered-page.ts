@@ -11,6 +11,7 @@ import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely'
 import { foldTitle } from '../domain/event-filter.ts'
 import { offsetOf } from '../domain/paging.ts'
 import type { Event, EventFilter, Page } from '../domain/types.ts'
+import { dateRangePageQuery, isDateRangeOnly } from './date-range-page.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { toEvent } from './rows.ts'
 import type { Database } from './schema.ts'
@@ -73,8 +74,11 @@ export async function filteredPage(
   filter: EventFilter,
   readElsewhere?: ReadElsewhere,
 ): Promise<{ total: number; events: Event[] }> {
-  const query = filteredPageQuery(db, flavour, page, filter)
-  const result = readElsewhere ? await readElsewhere(query.compile()) : await query.execute()
+  // A date range alone is counted and entered from the date buckets (date-range-page.ts).
+  const query = isDateRangeOnly(filter)
+    ? dateRangePageQuery(db, page, filter)
+    : filteredPageQuery(db, flavour, page, filter).compile()
+  const result = readElsewhere ? await readElsewhere(query) : (await db.executeQuery(query)).rows
   const total = Number(result[0]?.total ?? 0)
   // Past the last page the one row carries the total and no event.
   const events = result.filter((row) => row.id !== null).map((row) => toEvent(row as EventRow))

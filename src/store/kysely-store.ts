@@ -112,12 +112,13 @@ export interface DialectConnection {
    */
   readPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
-   * Runs a read whose cost no index bounds where it cannot block the event loop, under a time
-   * budget (`too_costly` past it): SQLite files, in a reader thread. Absent where reads never
-   * block the loop (PostgreSQL) or cannot leave it (SQLite in memory).
+   * Runs a read whose cost no index bounds apart from the cheap reads, under a time budget
+   * (`too_costly` past it): SQLite files in a reader thread, off the event loop; PostgreSQL on a
+   * bounded share of connections of its own. Absent where such reads cannot leave the cheap
+   * reads' way (SQLite in memory).
    */
-  readOffLoop?<R>(query: CompiledQuery<R>): Promise<R[]>
-  /** Figures of the reads off the loop, where the dialect has them. */
+  readCostly?<R>(query: CompiledQuery<R>): Promise<R[]>
+  /** Figures of the costly reads, where the dialect runs them apart. */
   readerStats?(): ReaderStats
   /**
    * After a bulk load has committed, what keeps reads as fast as before it, where the dialect
@@ -155,11 +156,12 @@ export class KyselyStore implements EventStore {
   }
 
   async listEvents(page: Page, filter: EventFilter = {}) {
-    // A filter's page and count can cost as much as a scan of the table (a short `q`, a wide date
-    // range, a deep page): off the event loop where the dialect can (docs/architecture.md).
+    // A filter's page and count can cost as much as a scan of the table (a short `q`, a deep page
+    // at a location): apart from the cheap reads, under a budget, where the dialect can
+    // (docs/architecture.md, "Finding events").
     if (isFiltered(filter))
       return this.#guard(() =>
-        filteredPage(this.#db, this.dialect.flavour, page, filter, this.dialect.readOffLoop),
+        filteredPage(this.#db, this.dialect.flavour, page, filter, this.dialect.readCostly),
       )
     return this.#guard(async () => {
       const offset = offsetOf(page)

@@ -17,6 +17,8 @@ export function storeOptions(
   config: Pick<
     Config,
     | 'dbPoolSize'
+    | 'costlyReadConnections'
+    | 'costlyReadQueueMs'
     | 'dbConnectTimeoutMs'
     | 'dbStatementTimeoutMs'
     | 'sqliteBusyWaitMs'
@@ -27,6 +29,9 @@ export function storeOptions(
   return {
     postgres: {
       poolSize: config.dbPoolSize,
+      costlyReadConnections: config.costlyReadConnections,
+      costlyReadQueueMs: config.costlyReadQueueMs,
+      readBudgetMs: config.readBudgetMs,
       connectionTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
     },

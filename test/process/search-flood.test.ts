@@ -1,8 +1,9 @@
 // No public request may freeze a SQLite server (better-sqlite3 runs on the event loop): a real
 // server on a SQLite file of 200,000 events, flooded from several connections with the searches
 // no index bounds (a `q` of one or two characters, deep filtered pages, wide date ranges), keeps
-// answering /health/live in every 100 ms window; each search is answered 200, or 503 with
-// Retry-After and a problem body when it does not finish within READ_BUDGET_MS.
+// answering /health/live, and a read by id, in every 100 ms window; each search is answered 200,
+// or 503 with Retry-After and a problem body when it does not finish within READ_BUDGET_MS.
+// (test/postgres/bulkhead.test.ts holds PostgreSQL to the same.)
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -58,27 +59,30 @@ describe('searches on a SQLite file of 200,000 events', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('keep /health/live answering in every 100 ms window under a flood of costly searches', async () => {
-    const server = await start('source')
-    const result = await flood(server.baseUrl, {
-      paths: costlySearches(events),
-      connections: 4,
-      durationMs: 4_000,
+  for (const probe of ['/health/live', '/events/5'])
+    it(`keep ${probe} answering in every 100 ms window under a flood of costly searches`, async () => {
+      const server = await start('source')
+      const result = await flood(server.baseUrl, {
+        paths: costlySearches(events),
+        connections: 4,
+        durationMs: 4_000,
+        probe,
+      })
+      assert.ok(result.answers.length > 0)
+      assert.deepEqual(result.probeFailures, [], `${probe} always answers 200`)
+      for (const answer of result.answers) {
+        if (answer.status === 200) continue
+        assert.equal(answer.status, 503, `${answer.path}: ${answer.status} ${answer.body}`)
+        assertProblem503(answer.body, answer.retryAfter, answer.contentType)
+      }
+      const empty = result.healthWindows.flatMap((count, window) => (count === 0 ? [window] : []))
+      assert.deepEqual(
+        empty,
+        [],
+        `${probe} went unanswered in these 100 ms windows (longest answer ${result.healthMaxMs.toFixed(0)} ms)`,
+      )
+      await stop(server)
     })
-    assert.ok(result.answers.length > 0)
-    for (const answer of result.answers) {
-      if (answer.status === 200) continue
-      assert.equal(answer.status, 503, `${answer.path}: ${answer.status} ${answer.body}`)
-      assertProblem503(answer.body, answer.retryAfter, answer.contentType)
-    }
-    const empty = result.healthWindows.flatMap((count, window) => (count === 0 ? [window] : []))
-    assert.deepEqual(
-      empty,
-      [],
-      `/health/live went unanswered in these 100 ms windows (longest answer ${result.healthMaxMs.toFixed(0)} ms)`,
-    )
-    await stop(server)
-  })
 
   it('answers 503 with Retry-After and a problem body past READ_BUDGET_MS, then answers normally again', async () => {
     const server = await start('source', { READ_BUDGET_MS: '100' })

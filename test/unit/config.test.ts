@@ -39,6 +39,8 @@ describe('defaults', () => {
       requestTimeoutMs: 30_000,
       authCacheTtlMs: 60_000,
       dbPoolSize: 10,
+      costlyReadConnections: 0,
+      costlyReadQueueMs: 1_000,
       dbConnectTimeoutMs: 3_000,
       dbStatementTimeoutMs: 10_000,
       dbStartupTimeoutMs: 30_000,
@@ -100,6 +102,8 @@ describe('parseConfig', () => {
       requestTimeoutMs: '20000',
       authCacheTtlMs: '0',
       dbPoolSize: '4',
+      costlyReadConnections: '1',
+      costlyReadQueueMs: '250',
       dbConnectTimeoutMs: '1500',
       dbStatementTimeoutMs: '2500',
       dbStartupTimeoutMs: '0',
@@ -141,6 +145,8 @@ describe('parseConfig', () => {
       requestTimeoutMs: 20000,
       authCacheTtlMs: 0,
       dbPoolSize: 4,
+      costlyReadConnections: 1,
+      costlyReadQueueMs: 250,
       dbConnectTimeoutMs: 1500,
       dbStatementTimeoutMs: 2500,
       dbStartupTimeoutMs: 0,
@@ -168,6 +174,14 @@ describe('parseConfig', () => {
       feedMaxBufferedBytes: 65_536,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
+  })
+
+  it("keeps at least one connection of DB_POOL_SIZE out of the costly reads' share", () => {
+    assert.equal(parseConfig({ dbPoolSize: '4', costlyReadConnections: '3' }).costlyReadConnections, 3)
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ dbPoolSize: '4', costlyReadConnections: '4' })),
+      ['COSTLY_READ_CONNECTIONS=4: expected fewer than DB_POOL_SIZE (4)'],
+    )
   })
 
   it('accepts each database URL form', () => {

@@ -49,7 +49,14 @@ describe('SQLite reader threads', () => {
     const readers = new SqliteReaders({ path, busyTimeoutMs: 100, threads: 1, budgetMs: 10_000 })
     try {
       assert.deepEqual(await readers.read(cheap), [{ n: 2 }])
-      assert.deepEqual(readers.stats(), { overBudget: 0, crashed: 0 })
+      assert.deepEqual(readers.stats(), {
+        overBudget: 0,
+        crashed: 0,
+        queued: 0,
+        waits: 0,
+        waitedMs: 0,
+        refused: 0,
+      })
     } finally {
       await readers.close()
     }
@@ -69,6 +76,9 @@ describe('SQLite reader threads', () => {
       assert.equal(await waiting, 'too_costly', 'the wait for a thread counts against the budget')
       assert.ok(performance.now() - started < 2_000, 'refused at the budget, not when the statement ended')
       assert.equal(readers.stats().overBudget - refusedBefore, 2)
+      // The cheap read waited for the thread (until the budget ended): counted as a wait.
+      assert.ok(readers.stats().waits >= 1)
+      assert.ok(readers.stats().waitedMs >= 250)
       // The overrunning statement runs to its end; then the thread serves again.
       await answeredAgain(readers)
     } finally {

@@ -11,12 +11,22 @@ import { substringIndexName } from '../flavour.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
+import { costlyReads } from './postgres-costly.ts'
 import { listenForChanges } from './postgres-listen.ts'
 import { namingPool } from './postgres-prepared.ts'
 
 export interface PostgresOptions {
-  /** Most connections this process opens (default 10). */
+  /** Most connections this process opens for requests, the costly reads' share included (default 10). */
   readonly poolSize?: number
+  /**
+   * Connections set apart for costly reads (filtered pages), out of `poolSize`; 0: a quarter of it,
+   * at least 1 (default 0). The rest keep at least one connection.
+   */
+  readonly costlyReadConnections?: number
+  /** Longest a costly read waits for one of its connections before it is refused, in ms (default 1000). */
+  readonly costlyReadQueueMs?: number
+  /** Longest a costly read may take, its wait included, before it is refused, in ms (default 3000). */
+  readonly readBudgetMs?: number
   /** How long to wait for a connection, new or from the pool, in ms (default 3000; `pg` waits forever). */
   readonly connectionTimeoutMs?: number
   /** Server-side limit on one statement, in ms (default 30000); the client gives up 2 s later. */
@@ -31,6 +41,9 @@ export interface PostgresOptions {
 
 export const postgresDefaults = Object.freeze({
   poolSize: 10,
+  costlyReadConnections: 0,
+  costlyReadQueueMs: 1_000,
+  readBudgetMs: 3_000,
   connectionTimeoutMs: 3_000,
   statementTimeoutMs: 30_000,
   idleTimeoutMs: 30_000,
@@ -47,11 +60,18 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }
 
+/** The costly reads' connections and the rest's, out of `poolSize` (see PostgresOptions). */
+export function poolShares(poolSize: number, costlyReadConnections: number) {
+  const costly = costlyReadConnections > 0 ? costlyReadConnections : Math.max(1, Math.floor(poolSize / 4))
+  return { costly, cheap: Math.max(1, poolSize - costly) }
+}
+
 export function openPostgres(url: string, options: PostgresOptions = {}): DialectConnection {
   const settings = { ...postgresDefaults, ...options }
+  const shares = poolShares(settings.poolSize, settings.costlyReadConnections)
   const pool = new pg.Pool({
     connectionString: url,
-    max: settings.poolSize,
+    max: shares.cheap,
     connectionTimeoutMillis: settings.connectionTimeoutMs,
     idleTimeoutMillis: settings.idleTimeoutMs,
     statement_timeout: settings.statementTimeoutMs,
@@ -70,6 +90,17 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // A connection checked out between two statements of a transaction has no pool listener: give
   // every connection its own, so a break there fails the next query instead of the process.
   pool.on('connect', (client) => client.on('error', () => {}))
+  const costly = costlyReads({
+    url,
+    connections: shares.costly,
+    queueMs: settings.costlyReadQueueMs,
+    budgetMs: settings.readBudgetMs,
+    connectionTimeoutMs: settings.connectionTimeoutMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    applicationName: settings.applicationName,
+    types,
+    onConnectionError: ignore,
+  })
 
   // One naming wrapper for Kysely and the pooled reads: a connection's statement names are its own.
   const named = namingPool(pool)
@@ -168,8 +199,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
         connection.release()
       }
     },
+    readCostly: (query) => costly.read(query),
+    readerStats: () => costly.stats(),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
+      await costly.close()
       await announce.settled()
       await db.destroy()
       // Kysely ends the pool only if it ran a query itself; the hot reads go past it (readPooled).

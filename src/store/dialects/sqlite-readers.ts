@@ -32,6 +32,8 @@ interface Read {
   /** Answered (or refused): a later answer from the thread is thrown away. */
   settled: boolean
   timer: NodeJS.Timeout | undefined
+  /** When it joined the queue (performance.now()), if every thread was busy then; else undefined. */
+  readonly queuedAt: number | undefined
 }
 
 interface Thread {
@@ -58,6 +60,8 @@ export class SqliteReaders {
   readonly #threads: Thread[]
   readonly #waiting: Read[] = []
   #nextId = 0
+  #waits = 0
+  #waitedMs = 0
   #overBudget = 0
   #crashed = 0
   #closed = false
@@ -79,7 +83,12 @@ export class SqliteReaders {
         reject,
         settled: false,
         timer: undefined,
+        queuedAt:
+          this.#threads.every((thread) => thread.running) || this.#waiting.length > 0
+            ? performance.now()
+            : undefined,
       }
+      if (read.queuedAt !== undefined) this.#waits++
       read.timer = setTimeout(() => this.#overrun(read), this.#options.budgetMs)
       this.#waiting.push(read)
       this.#dispatch()
@@ -87,7 +96,16 @@ export class SqliteReaders {
   }
 
   stats(): ReaderStats {
-    return { overBudget: this.#overBudget, crashed: this.#crashed }
+    // A read that waits until the budget ends is counted as over budget, not refused (refused:
+    // PostgreSQL's shorter queue limit, postgres-costly.ts).
+    return {
+      overBudget: this.#overBudget,
+      crashed: this.#crashed,
+      queued: this.#waiting.length,
+      waits: this.#waits,
+      waitedMs: this.#waitedMs,
+      refused: 0,
+    }
   }
 
   /**
@@ -114,7 +132,10 @@ export class SqliteReaders {
   #overrun(read: Read) {
     if (read.settled) return
     const at = this.#waiting.indexOf(read)
-    if (at >= 0) this.#waiting.splice(at, 1)
+    if (at >= 0) {
+      this.#waiting.splice(at, 1)
+      if (read.queuedAt !== undefined) this.#waitedMs += performance.now() - read.queuedAt
+    }
     this.#overBudget++
     settle(
       read,
@@ -130,6 +151,7 @@ export class SqliteReaders {
       if (thread.running) continue
       const read = this.#waiting.shift()
       if (!read) return
+      if (read.queuedAt !== undefined) this.#waitedMs += performance.now() - read.queuedAt
       thread.running = read
       const worker = thread.worker ?? this.#start(thread)
       thread.worker = worker

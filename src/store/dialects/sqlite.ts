@@ -116,7 +116,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
     watch: (wake) => watchDataVersion(database, wake),
     translate,
     readNow: readNow(database, statements),
-    ...(readers && { readOffLoop: (query) => readers.read(query), readerStats: () => readers.stats() }),
+    ...(readers && { readCostly: (query) => readers.read(query), readerStats: () => readers.stats() }),
     close: async () => {
       await readers?.close()
       await db.destroy()
