@@ -9,7 +9,7 @@ export async function backup(store: KyselyStore, file: string): Promise<void> {
   if (!store.backup) {
     throw new CliError(
       'this database cannot be copied by ers backup, which copies SQLite files; back up PostgreSQL ' +
-        'with pg_dump -Fc and restore with pg_restore (README.md, "Backup and restore")',
+        'with pg_dump -Fc and restore with pg_restore (docs/operations.md, "Backup and restore")',
       exitUsage,
     )
   }

@@ -1,4 +1,4 @@
-// event-resource-service/client: a typed client of the Event Resource Service (README, "Client").
+// event-resource-service/client: a typed client of the Event Resource Service (docs/cli-and-client.md).
 
 export { mediaTypes } from '../contract/media-types.ts'
 export type {

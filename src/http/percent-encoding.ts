@@ -3,7 +3,7 @@
 // Fastify's query parser would otherwise keep `?q=%ZZ` or a lone `%` as literal text and search for
 // it, and the router answers a malformed path parameter 400 (FST_ERR_BAD_URL) but a malformed
 // path that matches no route 404: this one check, before routing's answer is used, makes every
-// target with malformed percent-encoding the same 400 (README, "Errors").
+// target with malformed percent-encoding the same 400 (docs/http.md).
 import type { FastifyInstance } from 'fastify'
 import { DomainError, echo } from '../domain/errors.ts'
 

@@ -92,7 +92,7 @@ describe('[sqlite] ers backup beside a running server', () => {
     assert.ok(copied.size <= afterBackup + 2, 'at most the writes in flight when it ended are extra')
     assert.ok(copied.size < acknowledged.length, 'writes after the backup are not in it')
 
-    // Restore as README.md says: stop, put the copy in place, remove the old WAL files, start.
+    // Restore as docs/operations.md says: stop, put the copy in place, remove the old WAL files, start.
     server.child.kill('SIGTERM')
     assert.equal((await server.exited).code, 0)
     copyFileSync(file, databasePath)

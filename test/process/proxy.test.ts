@@ -1,5 +1,5 @@
 // Links behind a path-prefixing proxy: a real nginx maps /api/ to the service's root, as the
-// README's example does. With TRUST_PROXY naming the proxy, Link (RFC 8288) and Location
+// example in docs/operations.md does. With TRUST_PROXY naming the proxy, Link (RFC 8288) and Location
 // (RFC 9110 §10.2.2) are absolute URLs at the proxy, prefix included, so a client follows them as
 // they are; body `uri`s stay paths relative to the base URL (seed §2). Forged X-Forwarded-* fields
 // from anyone else change nothing.

@@ -34,7 +34,7 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-/** One `location <prefix>/` proxied to a service at the root, as the README's example does. */
+/** One `location <prefix>/` proxied to a service at the root, as the example in docs/operations.md does. */
 export interface ProxiedLocation {
   /** The public path prefix, without the trailing slash, e.g. `/api`. */
   readonly prefix: string
