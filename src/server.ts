@@ -4,7 +4,7 @@
 import type { Server as TlsServer } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
-import type { Config } from './config.ts'
+import { type Config, defaults, redactUrl } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { reloadTls } from './http/tls.ts'
 import { prepareDatabase } from './prepare.ts'
@@ -53,7 +53,7 @@ export async function serve(config: Config): Promise<void> {
       config,
       app.log,
     )
-    await announce(report, app)
+    await announce(report, app, config)
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     app.log.debug({ err: error }, 'start-up failed')
@@ -73,21 +73,37 @@ function failedToStart(error: unknown, config: Config): void {
   process.exitCode = 1
 }
 
-async function announce(report: Awaited<ReturnType<typeof prepareDatabase>>, app: FastifyInstance) {
+/**
+ * The command that changes admin's password in the database this server uses: with the server's
+ * DATABASE_URL in front unless it is the default (its password redacted), since the CLI run
+ * without it would act on the default SQLite file instead.
+ */
+export function changeAdminCommand(databaseUrl: string): string {
+  const command = 'npx ers users add admin --role editor'
+  if (databaseUrl === defaults.databaseUrl) return command
+  return `DATABASE_URL='${redactUrl(databaseUrl)}' ${command}`
+}
+
+async function announce(
+  report: Awaited<ReturnType<typeof prepareDatabase>>,
+  app: FastifyInstance,
+  config: Config,
+) {
+  const change = changeAdminCommand(config.databaseUrl)
   if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
   if (report.seeded) app.log.info('new database filled with sample data')
   if (report.generatedAdminPassword) {
     // Printed once to the terminal, on purpose outside the structured log.
     process.stdout.write(
       `\nCreated user "admin" (editor) with password: ${report.generatedAdminPassword}\n` +
-        'It is shown only now. Change it with: npx ers users add admin --role editor\n\n',
+        `It is shown only now. Change it with: ${change}\n\n`,
     )
   } else if (report.createdAdmin) {
     app.log.info('created user "admin" (editor) with the password from ADMIN_PASSWORD')
   } else if (report.adminPasswordIgnored) {
     process.stderr.write(
       'ers: ADMIN_PASSWORD is set, but user "admin" already exists with another password, which is kept. ' +
-        'To change it: npx ers users add admin --role editor\n',
+        `To change it: ${change}\n`,
     )
   }
 }
