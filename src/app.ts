@@ -15,7 +15,7 @@ import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
-import { guardConnections } from './http/connection-guard.ts'
+import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { type DirectRead, directReads } from './http/direct-read.ts'
 import { changeFeed } from './http/event-feed.ts'
@@ -51,6 +51,8 @@ export interface AppDependencies {
    * that tests sharing one Redis never share counters; services sharing counters use the same.
    */
   readonly rateLimitKeyPrefix?: string
+  /** The connection guard's clock (default: Node's timers); tests move one of their own. */
+  readonly connectionClock?: GuardClock
 }
 
 export function buildApp({
@@ -59,6 +61,7 @@ export function buildApp({
   logger,
   logStream,
   rateLimitKeyPrefix,
+  connectionClock,
 }: AppDependencies): FastifyInstance {
   const trust = proxyTrust(config.trustProxy)
   // Read and checked before anything else: a bad file stops start-up with one plain line.
@@ -165,6 +168,7 @@ export function buildApp({
     maxConnectionsPerAddress: config.maxConnectionsPerAddress,
     trustedPeer: trust && ((address) => trust(address, 0)),
     log: app.log,
+    clock: connectionClock,
   })
   if (tls) logCertificate(app.log, tls.certificate, 'serving HTTPS with this certificate')
 

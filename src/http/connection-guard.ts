@@ -28,6 +28,21 @@ import { Server as TlsServer } from 'node:tls'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { writeProblemAndClose } from './client-errors.ts'
 
+/** Time as the guard reads it, and its periodic check: Node's timers, or a test's own clock. */
+export interface GuardClock {
+  now(): number
+  /** Runs `check` every `ms` until the returned function is called. */
+  every(ms: number, check: () => void): () => void
+}
+
+const timers: GuardClock = {
+  now: Date.now,
+  every(ms, check) {
+    const ticker = setInterval(check, ms).unref()
+    return () => clearInterval(ticker)
+  },
+}
+
 export interface ConnectionGuardOptions {
   readonly headersTimeoutMs: number
   readonly requestTimeoutMs: number
@@ -37,6 +52,8 @@ export interface ConnectionGuardOptions {
   readonly trustedPeer?: (address: string) => boolean
   /** Where refusals and cut-off requests are noted (debug level). */
   readonly log?: { debug(object: object, message: string): void }
+  /** Node's timers by default; tests move a clock of their own past the deadlines. */
+  readonly clock?: GuardClock
 }
 
 /** Seconds a refused client is asked to wait before it connects again. */
@@ -58,13 +75,13 @@ interface Tracked {
 
 /** Attaches the deadlines and the per-address cap to a freshly created HTTP or HTTPS server. */
 export function guardConnections(server: Server, options: ConnectionGuardOptions): void {
-  const { headersTimeoutMs, requestTimeoutMs, log } = options
+  const { headersTimeoutMs, requestTimeoutMs, log, clock = timers } = options
   const tracked = new Map<Socket, Tracked>()
   const tickMs = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4)))
-  let ticker: NodeJS.Timeout | undefined
+  let stopTicker: (() => void) | undefined
 
   const check = () => {
-    const now = Date.now()
+    const now = clock.now()
     for (const [socket, state] of tracked) {
       if (socket.destroyed) {
         tracked.delete(socket)
@@ -100,20 +117,20 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     if (tracked.size === 0) stopTicking()
   }
   const stopTicking = () => {
-    clearInterval(ticker)
-    ticker = undefined
+    stopTicker?.()
+    stopTicker = undefined
   }
 
   const track = (socket: Socket) => {
     tracked.set(socket, {
       phase: 'headers',
-      start: Date.now(),
+      start: clock.now(),
       bytesAtIdle: 0,
       request: undefined,
       response: undefined,
     })
     socket.once('close', () => tracked.delete(socket))
-    ticker ??= setInterval(check, tickMs).unref()
+    stopTicker ??= clock.every(tickMs, check)
   }
   // The socket HTTP is spoken on: the TCP socket, or over HTTPS the TLS socket once the handshake
   // is done (the handshake itself is bounded by the server's handshakeTimeout).
@@ -122,7 +139,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     const state = tracked.get(request.socket)
     if (state === undefined) return
     // A request whose bytes came while the previous response was still being written.
-    if (state.phase === 'idle' || state.phase === 'responding') state.start = Date.now()
+    if (state.phase === 'idle' || state.phase === 'responding') state.start = clock.now()
     state.phase = request.complete ? 'responding' : 'body'
     state.request = request
     state.response = response

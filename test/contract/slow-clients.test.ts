@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { describe, it } from 'node:test'
 import { assertEveryResponse, assertProblem, contractService, jsonHeaders } from '../support/contract.ts'
+import { ManualClock } from '../support/manual-clock.ts'
 import type { Response } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -190,14 +191,29 @@ describe('[sqlite] slow clients: the header and request deadlines, after other t
     await onlyAnswer(slow, 408, 'a body that stops')
   })
 
-  it('leaves an idle keep-alive connection alone, and holds its next request to the header deadline', async () => {
-    await otherTraffic()
+  it('still serves after cutting slow clients off', async () => {
+    assert.equal((await ctx.http('GET', '/health/live')).status, 200)
+  })
+})
+
+describe('[sqlite] an idle keep-alive connection, on a clock the test moves', () => {
+  // The guard's clock moves only when the test says so: three header deadlines of silence pass
+  // without waiting for them (and within Node's own keep-alive timeout, 5 s, which stays real).
+  const clock = new ManualClock()
+  const ctx = contractService(sqlite, {
+    settings: { headersTimeoutMs: '300', requestTimeoutMs: '600' },
+    location: false,
+    connectionClock: clock,
+  })
+
+  it('is left alone, and its next request is held to the header deadline', async () => {
     const connection = await RawConnection.open(ctx.service.port)
     connection.write(get('/health/live'))
     assert.equal((await connection.responses(1))[0]?.status, 200)
     const answered = connection.text
-    // Three header deadlines of silence, well within Node's keep-alive timeout (5 s).
-    await sleep(900)
+    for (let deadline = 0; deadline < 3; deadline++) clock.advance(300)
+    // A connection the guard closed would have its close on the way by the next turn.
+    await new Promise((resolve) => setImmediate(resolve))
     assert.equal(
       connection.closed,
       false,
@@ -207,16 +223,17 @@ describe('[sqlite] slow clients: the header and request deadlines, after other t
     connection.write(get('/health/live'))
     const [, second] = await connection.responses(2)
     assert.equal(second?.status, 200, 'the next request on it is served')
-    // The deadline is re-armed for the request after that: half its headers, then nothing.
+    // The deadline is re-armed for the request after that: half its headers, then nothing. The
+    // guard sees its first bytes at one check and holds it to the deadline from there.
     connection.write('GET /health/live HTTP/1.1\r\nHost: loc')
+    for (let step = 0; step < 1_000 && !connection.closed; step++) {
+      clock.advance(100)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
     await connection.closedWithin(patienceMs, 'the third, stalled request')
     const responses = await connection.responses(3)
     assert.equal(responses.length, 3, JSON.stringify(connection.text))
     assertProblem(responses[2] as Response, 408)
-  })
-
-  it('still serves after cutting slow clients off', async () => {
-    assert.equal((await ctx.http('GET', '/health/live')).status, 200)
   })
 })
 

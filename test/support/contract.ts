@@ -9,6 +9,7 @@ import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import { after, before } from 'node:test'
 import { request as undiciRequest } from 'undici'
+import type { GuardClock } from '../../src/http/connection-guard.ts'
 import { declaredResponses } from './openapi-check.ts'
 import {
   type RequestOptions,
@@ -281,6 +282,8 @@ export interface ContractServiceOptions {
   readonly settings?: ServiceSettings
   /** Whether a location is made before the tests, as `locationId` (default true). */
   readonly location?: boolean
+  /** The connection guard's clock, for a test that moves time past its deadlines by hand. */
+  readonly connectionClock?: GuardClock
 }
 
 /**
@@ -289,7 +292,7 @@ export interface ContractServiceOptions {
  * are read lazily, so tests and later `before` hooks of the block see what the hook made.
  */
 export function contractService(target: StoreTarget, options: ContractServiceOptions = {}): ContractService {
-  const { settings, location = true } = options
+  const { settings, location = true, connectionClock } = options
   let service: TestService | undefined
   let locationId: number | undefined
   const started = (): TestService => {
@@ -303,7 +306,7 @@ export function contractService(target: StoreTarget, options: ContractServiceOpt
   const newLocation = async (name = 'Town Hall', address = '1 Market Square') =>
     (await started().store.createLocation({ name, address })).id
   before(async () => {
-    service = await startService(target, settings)
+    service = await startService(target, settings, { connectionClock })
     if (location) locationId = await newLocation()
   })
   after(() => service?.close())

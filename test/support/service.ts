@@ -60,7 +60,7 @@ export async function startService(
   {
     beforeListen,
     ...options
-  }: Pick<AppDependencies, 'rateLimitKeyPrefix' | 'logger'> & {
+  }: Pick<AppDependencies, 'rateLimitKeyPrefix' | 'logger' | 'connectionClock'> & {
     readonly beforeListen?: (app: FastifyInstance) => void
   } = {},
 ): Promise<TestService> {

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { connect as connectTls } from 'node:tls'
 import { guardConnections } from '../../src/http/connection-guard.ts'
+import { ManualClock } from '../support/manual-clock.ts'
 
 const deadlines = { headersTimeoutMs: 300, requestTimeoutMs: 600 }
 const patienceMs = 5_000
@@ -107,18 +108,35 @@ describe('connection guard on a node:http server with its own timeouts off', () 
   })
 
   it('writes nothing into an idle keep-alive connection and serves its next request', async () => {
-    const connection = await open()
-    connection.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
-    await connection.received(/^HTTP\/1\.1 200[\s\S]*ok$/)
-    const answered = connection.seen.text
-    await sleep(3 * deadlines.headersTimeoutMs)
-    assert.equal(connection.seen.text, answered)
-    assert.equal(connection.seen.closed, false)
-    connection.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
-    await connection.received(/ok[\s\S]*HTTP\/1\.1 200[\s\S]*ok$/)
-    connection.socket.write('GET / HTTP/1.1\r\nHo')
-    await connection.closedWithin('a stalled third request')
-    assert.match(connection.seen.text, /HTTP\/1\.1 408 Request Timeout/)
+    // A server of its own whose guard reads a clock the test moves: three header deadlines of
+    // silence pass at once, not after 900 ms of real time.
+    const clock = new ManualClock()
+    const idle = createServer({ headersTimeout: 0, requestTimeout: 0 }, ok)
+    guardConnections(idle, { ...deadlines, maxConnectionsPerAddress: 0, clock })
+    const socket = connectTcp(await listen(idle), '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    const connection = watch(socket)
+    try {
+      connection.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+      await connection.received(/^HTTP\/1\.1 200[\s\S]*ok$/)
+      const answered = connection.seen.text
+      for (let deadline = 0; deadline < 3; deadline++) clock.advance(deadlines.headersTimeoutMs)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(connection.seen.text, answered)
+      assert.equal(connection.seen.closed, false)
+      connection.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+      await connection.received(/ok[\s\S]*HTTP\/1\.1 200[\s\S]*ok$/)
+      connection.socket.write('GET / HTTP/1.1\r\nHo')
+      for (let step = 0; step < 1_000 && !connection.seen.closed; step++) {
+        clock.advance(deadlines.headersTimeoutMs / 3)
+        await sleep(5)
+      }
+      await connection.closedWithin('a stalled third request')
+      assert.match(connection.seen.text, /HTTP\/1\.1 408 Request Timeout/)
+    } finally {
+      idle.closeAllConnections()
+      idle.close()
+    }
   })
 
   it('refuses a connection over the cap with 429 and lets a new one in once one closes', async () => {
