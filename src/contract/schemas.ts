@@ -1,6 +1,8 @@
 // JSON Schemas of every representation and request body. One schema gives validation (Ajv),
 // serialization in field order (fast-json-stringify), static types and, later, OpenAPI.
 import { type Static, Type } from 'typebox'
+import { dateTimePattern } from '../domain/dates.ts'
+import { maxPage } from '../domain/paging.ts'
 
 export const maxId = Number.MAX_SAFE_INTEGER
 
@@ -50,10 +52,16 @@ export const LocationAddress = Type.String({
   examples: ['1 Market Square'],
 })
 
+/**
+ * An RFC 3339 date-time as the service takes it (domain/dates.ts): `format` alone would admit leap
+ * seconds, finer than millisecond precision and year 0000, so `pattern` says what is refused.
+ */
 export const DateTime = Type.String({
   format: 'date-time',
+  pattern: dateTimePattern,
   maxLength: 64,
-  description: 'RFC 3339 date-time; returned in UTC with a trailing Z',
+  description:
+    'RFC 3339 date-time: a real calendar date in years 0100–9999, no leap second, at most milliseconds (further digits only zeros), `Z` or an offset; the instant must also fall in 0100–9999 in UTC. Returned in UTC with a trailing Z',
   examples: ['2026-12-04T19:30:00Z'],
 })
 
@@ -62,7 +70,7 @@ export const Event = Type.Object(
     links,
     id: readOnlyId,
     title: Type.String(),
-    date: Type.String(),
+    date: Type.String({ pattern: dateTimePattern, description: 'in UTC with a trailing Z' }),
   },
   { additionalProperties: false },
 )
@@ -174,7 +182,7 @@ export const LocationPatch = Type.Object(
 export type LocationPatch = Static<typeof LocationPatch>
 
 const pagingFields = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxId, description: 'default 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'default 1' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 20, at most 100' })),
 }
 
