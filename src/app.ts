@@ -277,7 +277,7 @@ export function buildApp({
   healthRoutes(app, store, counters)
   const record = registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
-  registerApiDocs(app)
+  registerApiDocs(app, {}, { maxPerPage: config.maxPerPage, maxHeaderSize: config.maxHeaderSize })
   // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
   if (config.corsOrigins.length === 0) {
     direct = directReads({

@@ -2,6 +2,7 @@
 // or the command line), validated as a whole, frozen and passed down: nothing below main.ts and
 // the CLI reads process.env.
 import proxyAddr from '@fastify/proxy-addr'
+import { largestPerPage } from './contract/schemas.ts'
 import { passwordProblem } from './domain/password-policy.ts'
 import {
   cipherStringProblem,
@@ -262,7 +263,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     adminPassword,
     seed: boolean('seed'),
     bodyLimit: integer('bodyLimit', 256, 64 * 1024 * 1024),
-    maxPerPage: integer('maxPerPage', 1, 10_000),
+    maxPerPage: integer('maxPerPage', 1, largestPerPage),
     maxHeaderSize: integer('maxHeaderSize', 1024, 1024 * 1024),
     headersTimeoutMs: integer('headersTimeoutMs', 100, 3_600_000),
     requestTimeoutMs: integer('requestTimeoutMs', 100, 3_600_000),

@@ -6,6 +6,13 @@ import { maxPage } from '../domain/paging.ts'
 
 export const maxId = Number.MAX_SAFE_INTEGER
 
+/** The most links a representation has (the entry point's four), with room to grow. */
+export const maxLinks = 16
+/** The most field errors a problem lists (http/problems.ts keeps the first ones). */
+export const maxFieldErrors = 32
+/** The largest MAX_PER_PAGE (config.ts); the document states the configured one (http/openapi.ts). */
+export const largestPerPage = 10_000
+
 export const Link = Type.Object(
   {
     uri: Type.String({ description: 'path of the linked resource, relative to the base URL' }),
@@ -18,10 +25,14 @@ export const Link = Type.Object(
 )
 export type Link = Static<typeof Link>
 
-const Id = Type.Integer({ minimum: 1, maximum: maxId })
+const Id = Type.Integer({ minimum: 1, maximum: maxId, format: 'int64' })
 
 /** What only the service sets in a representation (JSON Schema `readOnly`; the relation docs say so). */
-const links = Type.Array(Link, { readOnly: true, description: 'the resource itself and what it relates to' })
+const links = Type.Array(Link, {
+  readOnly: true,
+  maxItems: maxLinks,
+  description: 'the resource itself and what it relates to',
+})
 const readOnlyId = Type.Integer({
   ...Id,
   readOnly: true,
@@ -78,8 +89,8 @@ export type EventRepresentation = Static<typeof Event>
 
 export const EventCollection = Type.Object(
   {
-    total: Type.Integer({ minimum: 0 }),
-    events: Type.Array(Event),
+    total: Type.Integer({ minimum: 0, maximum: maxId, format: 'int64' }),
+    events: Type.Array(Event, { maxItems: largestPerPage }),
   },
   { additionalProperties: false },
 )
@@ -98,15 +109,18 @@ export type LocationRepresentation = Static<typeof Location>
 
 export const LocationCollection = Type.Object(
   {
-    total: Type.Integer({ minimum: 0 }),
-    locations: Type.Array(Location),
+    total: Type.Integer({ minimum: 0, maximum: maxId, format: 'int64' }),
+    locations: Type.Array(Location, { maxItems: largestPerPage }),
   },
   { additionalProperties: false },
 )
 export type LocationCollectionRepresentation = Static<typeof LocationCollection>
 
 /** GET /: the links a client starts from (CONTRACT.md §2, entry point). */
-export const EntryPoint = Type.Object({ links: Type.Array(Link) }, { additionalProperties: false })
+export const EntryPoint = Type.Object(
+  { links: Type.Array(Link, { maxItems: maxLinks }) },
+  { additionalProperties: false },
+)
 export type EntryPointRepresentation = Static<typeof EntryPoint>
 
 export const FieldError = Type.Object(
@@ -121,9 +135,9 @@ export const Problem = Type.Object(
   {
     type: Type.String(),
     title: Type.String(),
-    status: Type.Integer(),
+    status: Type.Integer({ minimum: 400, maximum: 599, format: 'int32' }),
     detail: Type.String(),
-    errors: Type.Optional(Type.Array(FieldError)),
+    errors: Type.Optional(Type.Array(FieldError, { maxItems: maxFieldErrors })),
   },
   { additionalProperties: false },
 )
@@ -138,8 +152,8 @@ export type EventCreate = Static<typeof EventCreate>
 
 /** What a PUT takes beside the editable fields, so that a representation can be fetched, edited and PUT back. */
 const putBack = {
-  id: Type.Optional(Type.Integer({ description: 'must equal the id in the path' })),
-  links: Type.Optional(Type.Array(Type.Unknown(), { description: 'ignored' })),
+  id: Type.Optional(Type.Integer({ ...Id, description: 'must equal the id in the path' })),
+  links: Type.Optional(Type.Array(Type.Unknown(), { maxItems: maxLinks, description: 'ignored' })),
 }
 
 /** PUT /events/<id>: the editable fields, and optionally `id` and `links`. */
@@ -181,9 +195,22 @@ export const LocationPatch = Type.Object(
 )
 export type LocationPatch = Static<typeof LocationPatch>
 
+/**
+ * per_page: its maximum is MAX_PER_PAGE (default 100), a setting, checked by domain/paging.ts; the
+ * document states the configured one in place of this bound (http/openapi.ts).
+ */
+const PerPage = Type.Integer({
+  minimum: 1,
+  maximum: largestPerPage,
+  format: 'int32',
+  description: 'default 20, at most 100 (MAX_PER_PAGE)',
+})
+
 const pagingFields = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'default 1' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 20, at most 100' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: maxPage, format: 'int32', description: 'default 1' }),
+  ),
+  per_page: Type.Optional(PerPage),
 }
 
 /** A paging body, `page` and `per_page`: GET /locations. */

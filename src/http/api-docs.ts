@@ -9,7 +9,7 @@ import { mediaTypes } from '../contract/media-types.ts'
 import { contentEtag } from '../domain/etag.ts'
 import { notModified } from './conditional.ts'
 import { paths } from './links.ts'
-import { type DocumentInfo, openApiDocument } from './openapi.ts'
+import { type DocumentInfo, type DocumentLimits, defaultLimits, openApiDocument } from './openapi.ts'
 import { type Json, responseHeaders } from './openapi-parts.ts'
 import { registerResource, routeTable } from './resource.ts'
 
@@ -32,7 +32,11 @@ const description = `A hypermedia API of events and their locations. A client ne
 
 **Every response** carries \`X-Request-Id\` and \`Vary: Accept\`; counted requests carry \`RateLimit\` and \`RateLimit-Policy\`; 429 and 503 carry \`Retry-After\`.`
 
-export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo> = {}): void {
+export function registerApiDocs(
+  app: FastifyInstance,
+  info: Partial<DocumentInfo> = {},
+  limits: DocumentLimits = defaultLimits,
+): void {
   // Filled in below, once the table (this resource included) is complete.
   let body = Buffer.alloc(0)
   let etag = ''
@@ -55,6 +59,7 @@ export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo
       ...info,
     },
     { [paths.docs]: referencePage },
+    limits,
   )
   body = Buffer.from(JSON.stringify(document))
   etag = contentEtag(body.toString('utf8'))
@@ -77,6 +82,8 @@ export function registerApiDocs(app: FastifyInstance, info: Partial<DocumentInfo
   })
 }
 
+const shared = (name: string) => ({ $ref: `#/components/responses/${name}` })
+
 /** GET /docs is Swagger UI's page (not a route of the table), described by hand. */
 const referencePage: Json = Object.fromEntries(
   (['get', 'head'] as const).map((method) => [
@@ -87,13 +94,20 @@ const referencePage: Json = Object.fromEntries(
       description:
         'The interactive reference (Swagger UI) of this document. Its assets under /docs/static/, and /docs/json and /docs/yaml (this document again, as Swagger UI loads it), are not listed here.',
       tags: ['documentation'],
-      security: [],
+      // Public, but credentials that are sent are checked, as on every read.
+      security: [{}, { basic: [] }, { signature: [] }],
       responses: {
         200: {
           description: 'The reference page.',
           headers: responseHeaders([]),
           ...(method === 'get' && { content: { 'text/html': { schema: { type: 'string' } } } }),
         },
+        400: shared('BadRequest'),
+        401: shared('Unauthorized'),
+        413: shared('ContentTooLarge'),
+        415: shared('UnsupportedMediaType'),
+        429: shared('TooManyRequests'),
+        500: shared('InternalServerError'),
       },
     },
   ]),

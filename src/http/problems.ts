@@ -3,7 +3,7 @@
 // request id, answered 500 with nothing internal.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { mediaTypes } from '../contract/media-types.ts'
-import type { Problem } from '../contract/schemas.ts'
+import { maxFieldErrors, type Problem } from '../contract/schemas.ts'
 import { dateTimePattern } from '../domain/dates.ts'
 import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
 
@@ -89,9 +89,11 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
         friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ?? v.message ?? 'is invalid',
     }))
     // A date-time refused by both its format and its pattern (contract/schemas.ts) is one problem.
-    const errors = all.filter(
-      (e, i) => all.findIndex((o) => o.pointer === e.pointer && o.detail === e.detail) === i,
-    )
+    // At most maxFieldErrors: a body of many unknown fields would otherwise make an answer larger
+    // than the request (a body's worth of pointers).
+    const errors = all
+      .filter((e, i) => all.findIndex((o) => o.pointer === e.pointer && o.detail === e.detail) === i)
+      .slice(0, maxFieldErrors)
     const status = request.routeOptions.config.validationStatus ?? 422
     const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
     return problem(status, `the request body is not acceptable: ${detail}`, errors)

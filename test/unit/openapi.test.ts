@@ -19,10 +19,10 @@ describe('openApiDocument', () => {
   it('gives a plain read 200, 401, 406, 415, 429, 500 and 503, with HEAD beside it and OPTIONS', () => {
     const doc = documentOf('/things', { GET: { produces: ['application/json'], handler } })
     const item = doc.paths['/things']
-    assert.deepEqual(statuses(item.get), ['200', '401', '406', '415', '429', '500', '503'])
+    assert.deepEqual(statuses(item.get), ['200', '400', '401', '406', '415', '429', '500', '503'])
     assert.deepEqual(statuses(item.head), statuses(item.get))
     assert.equal(item.head.responses[200].content, undefined, 'HEAD has no body')
-    assert.deepEqual(statuses(item.options), ['204', '500'])
+    assert.deepEqual(statuses(item.options), ['204', '400', '413', '415', '500'])
     assert.equal(item.options.responses[204].headers.Allow.required, true)
   })
 
@@ -98,7 +98,18 @@ describe('openApiDocument', () => {
     const item = doc.paths['/things/{id}']
     assert.deepEqual(item.parameters[0].schema.type, 'integer')
     assert.equal(item.parameters[0].schema.minimum, 1)
-    assert.deepEqual(statuses(item.delete), ['204', '401', '403', '404', '409', '415', '429', '500', '503'])
+    assert.deepEqual(statuses(item.delete), [
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '415',
+      '429',
+      '500',
+      '503',
+    ])
     assert.equal(item.delete.responses[204].content, undefined)
   })
 })
