@@ -72,7 +72,7 @@ export const DateTime = Type.String({
   pattern: dateTimePattern,
   maxLength: 64,
   description:
-    'RFC 3339 date-time: a real calendar date in years 0100–9999, no leap second, at most milliseconds (further digits only zeros), `Z` or an offset; the instant must also fall in 0100–9999 in UTC. Returned in UTC with a trailing Z',
+    'RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z',
   examples: ['2026-12-04T19:30:00Z'],
 })
 
@@ -81,7 +81,11 @@ export const Event = Type.Object(
     links,
     id: readOnlyId,
     title: Type.String(),
-    date: Type.String({ pattern: dateTimePattern, description: 'in UTC with a trailing Z' }),
+    date: Type.String({
+      format: 'date-time',
+      pattern: dateTimePattern,
+      description: 'in UTC with a trailing Z',
+    }),
   },
   { additionalProperties: false },
 )
