@@ -24,6 +24,7 @@ import { assetRoutes } from './http/html/assets.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
+import { refusePlainHttp } from './http/plain-http-refusal.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
@@ -37,6 +38,7 @@ import { relationRoutes } from './http/routes/relations.ts'
 import { registerSignatures } from './http/signature-auth.ts'
 import { requireCheckedBody } from './http/signed-body.ts'
 import { loadTlsMaterial, logCertificate, strictTransportSecurity } from './http/tls.ts'
+import { tlsPolicy } from './http/tls-policy.ts'
 import type { EventStore } from './store/event-store.ts'
 
 export interface AppDependencies {
@@ -146,13 +148,30 @@ export function buildApp({
         if (direct) direct(request, response, handler)
         else handler(request, response)
       }
-      const server = tls
-        ? createSecureServer(
+      let server: ReturnType<typeof createServer> | HttpsServer
+      if (tls) {
+        const secure = createSecureServer(
+          {
+            ...options,
             // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
-            { ...options, handshakeTimeout: config.headersTimeoutMs, cert: tls.cert, key: tls.key },
-            withHost,
-          )
-        : createServer(options, withHost)
+            handshakeTimeout: config.headersTimeoutMs,
+            cert: tls.cert,
+            key: tls.key,
+            // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
+            ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
+          },
+          withHost,
+        )
+        // Plain HTTP sent to the HTTPS port gets a 400 that says to use https:// (nginx's 497).
+        refusePlainHttp(secure, {
+          firstByteTimeoutMs: config.headersTimeoutMs,
+          // The app is made by the call that runs this factory: its logger exists by the first connection.
+          log: { debug: (object, message) => app.log.debug(object, message) },
+        })
+        server = secure
+      } else {
+        server = createServer(options, withHost)
+      }
       // An Expect other than 100-continue may be ignored (RFC 9110 §10.1.1): the request is served
       // as usual, where Node would answer a bare 417 without a problem body itself.
       server.on('checkExpectation', withHost)
@@ -286,7 +305,12 @@ export function buildApp({
   healthRoutes(app, store, counters)
   const record = registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
-  registerApiDocs(app, authenticate)
+  registerApiDocs(
+    app,
+    authenticate,
+    {},
+    { maxPerPage: config.maxPerPage, maxHeaderSize: config.maxHeaderSize },
+  )
   // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
   if (config.corsOrigins.length === 0) {
     direct = directReads({

@@ -2,7 +2,14 @@
 // or the command line), validated as a whole, frozen and passed down: nothing below main.ts and
 // the CLI reads process.env.
 import proxyAddr from '@fastify/proxy-addr'
+import { largestPerPage } from './contract/schemas.ts'
 import { passwordProblem } from './domain/password-policy.ts'
+import {
+  cipherStringProblem,
+  defaultTlsCiphers,
+  type TlsMinVersion,
+  tlsMinVersions,
+} from './http/tls-policy.ts'
 
 export interface Config {
   /** TCP port to listen on. */
@@ -70,6 +77,13 @@ export interface Config {
   readonly tlsCert: string | undefined
   /** Path of the PEM private key of `tlsCert`. */
   readonly tlsKey: string | undefined
+  /**
+   * OpenSSL cipher string of the TLS 1.2 suites offered; it may only narrow or reorder the ECDHE
+   * AES-GCM/ChaCha20-Poly1305 set (http/tls-policy.ts). TLS 1.3 offers its own suites.
+   */
+  readonly tlsCiphers: string
+  /** Oldest TLS version accepted: `TLSv1.2` or `TLSv1.3`. */
+  readonly tlsMinVersion: TlsMinVersion
   /** Origins allowed by CORS (`https://app.example`); empty: CORS is off. */
   readonly corsOrigins: readonly string[]
   /** Failed authentication attempts allowed per minute, per client address and per user name. */
@@ -131,6 +145,8 @@ export const defaults: Config = Object.freeze({
   trustProxy: false,
   tlsCert: undefined,
   tlsKey: undefined,
+  tlsCiphers: defaultTlsCiphers,
+  tlsMinVersion: 'TLSv1.2',
   corsOrigins: Object.freeze([]),
   authFailuresPerMinute: 10,
   keyEncryptionKey: undefined,
@@ -176,6 +192,8 @@ export const environmentNames: Record<keyof Config, string> = {
   trustProxy: 'TRUST_PROXY',
   tlsCert: 'TLS_CERT',
   tlsKey: 'TLS_KEY',
+  tlsCiphers: 'TLS_CIPHERS',
+  tlsMinVersion: 'TLS_MIN_VERSION',
   corsOrigins: 'CORS_ORIGINS',
   authFailuresPerMinute: 'AUTH_FAILURES_PER_MINUTE',
   keyEncryptionKey: 'KEY_ENCRYPTION_KEY',
@@ -246,6 +264,14 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   // The same rule as `ers users add`: a short password set here would be as weak as one set there.
   const weakAdminPassword = adminPassword === undefined ? undefined : passwordProblem(adminPassword)
   if (weakAdminPassword) problems.push(`ADMIN_PASSWORD: ${weakAdminPassword}`)
+  const tlsCiphers = raw.tlsCiphers ?? base.tlsCiphers
+  // Checked with or without TLS_CERT, so that a bad value is found before HTTPS is turned on.
+  const weakCiphers = cipherStringProblem(tlsCiphers)
+  if (weakCiphers) problems.push(`TLS_CIPHERS=${tlsCiphers}: ${weakCiphers}`)
+  const tlsMinVersion = (raw.tlsMinVersion ?? base.tlsMinVersion) as TlsMinVersion
+  if (!tlsMinVersions.includes(tlsMinVersion)) {
+    problems.push(`TLS_MIN_VERSION=${tlsMinVersion}: expected ${tlsMinVersions.join(' or ')}`)
+  }
   const logLevel = raw.logLevel ?? base.logLevel
   if (!logLevels.has(logLevel)) {
     problems.push(`LOG_LEVEL=${logLevel}: expected one of ${[...logLevels].join(', ')}`)
@@ -260,7 +286,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     adminPassword,
     seed: boolean('seed'),
     bodyLimit: integer('bodyLimit', 256, 64 * 1024 * 1024),
-    maxPerPage: integer('maxPerPage', 1, 10_000),
+    maxPerPage: integer('maxPerPage', 1, largestPerPage),
     maxHeaderSize: integer('maxHeaderSize', 1024, 1024 * 1024),
     headersTimeoutMs: integer('headersTimeoutMs', 100, 3_600_000),
     requestTimeoutMs: integer('requestTimeoutMs', 100, 3_600_000),
@@ -279,6 +305,8 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
     tlsCert: raw.tlsCert ?? base.tlsCert,
     tlsKey: raw.tlsKey ?? base.tlsKey,
+    tlsCiphers,
+    tlsMinVersion,
     corsOrigins: origins(raw.corsOrigins, base.corsOrigins, problems),
     authFailuresPerMinute: integer('authFailuresPerMinute', 1, 1_000_000),
     keyEncryptionKey: raw.keyEncryptionKey ?? base.keyEncryptionKey,

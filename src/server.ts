@@ -7,6 +7,7 @@ import { buildApp } from './app.ts'
 import { type Config, defaults, redactUrl } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { reloadTls } from './http/tls.ts'
+import { tlsPolicy } from './http/tls-policy.ts'
 import { prepareDatabase } from './prepare.ts'
 import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
@@ -39,7 +40,8 @@ export async function serve(config: Config): Promise<void> {
   // With HTTPS, SIGHUP serves a renewed certificate to new connections; without, it keeps its default.
   if (config.tlsCert !== undefined && config.tlsKey !== undefined) {
     const files = { cert: config.tlsCert, key: config.tlsKey }
-    process.on('SIGHUP', () => reloadTls(app.server as unknown as TlsServer, files, app.log))
+    const policy = tlsPolicy(config.tlsMinVersion, config.tlsCiphers)
+    process.on('SIGHUP', () => reloadTls(app.server as unknown as TlsServer, files, policy, app.log))
   }
   try {
     // Migrations are one transaction, and seeding and the first user happen once: safe to repeat.

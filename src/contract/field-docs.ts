@@ -1,6 +1,7 @@
 // The fields of a schema in words, for the relation documentation (GET /rel/...): walked from the
 // same TypeBox schemas that validate requests and serialize responses, so the two cannot drift.
 // Pure; knows JSON Schema keywords, nothing of HTTP.
+import { dateTimePattern } from '../domain/dates.ts'
 
 import { visibleText } from './schemas.ts'
 
@@ -35,10 +36,12 @@ interface Schema {
   readonly readOnly?: boolean
 }
 
-const formats: Record<string, string> = { 'date-time': 'RFC 3339 date-time' }
+// int32/int64 add nothing a reader needs beside the bounds, which are listed.
+const formats: Record<string, string> = { 'date-time': 'RFC 3339 date-time', int32: '', int64: '' }
 const patterns: Record<string, string> = {
   // Invisible (format) characters count as whitespace here: see visibleText.
   [visibleText]: 'not only whitespace',
+  [dateTimePattern]: 'a real date and time in years 0100–9999, no leap second, at most milliseconds',
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -57,7 +60,9 @@ export function typeName(schema: Schema): string {
 
 export function rulesOf(schema: Schema): string[] {
   return [
-    ...(schema.format ? [formats[schema.format] ?? `format ${schema.format}`] : []),
+    ...(schema.format && formats[schema.format] !== ''
+      ? [formats[schema.format] ?? `format ${schema.format}`]
+      : []),
     ...range(schema.minLength, schema.maxLength, 'character'),
     ...(schema.pattern ? [patterns[schema.pattern] ?? `matches /${schema.pattern}/`] : []),
     ...(schema.minimum !== undefined ? [`≥ ${schema.minimum}`] : []),

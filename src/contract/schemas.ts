@@ -1,8 +1,17 @@
 // JSON Schemas of every representation and request body. One schema gives validation (Ajv),
 // serialization in field order (fast-json-stringify), static types and, later, OpenAPI.
 import { type Static, Type } from 'typebox'
+import { dateTimePattern } from '../domain/dates.ts'
+import { maxPage } from '../domain/paging.ts'
 
 export const maxId = Number.MAX_SAFE_INTEGER
+
+/** The most links a representation has (the entry point's four), with room to grow. */
+export const maxLinks = 16
+/** The most field errors a problem lists (http/problems.ts keeps the first ones). */
+export const maxFieldErrors = 32
+/** The largest MAX_PER_PAGE (config.ts); the document states the configured one (http/openapi.ts). */
+export const largestPerPage = 10_000
 
 export const Link = Type.Object(
   {
@@ -16,10 +25,14 @@ export const Link = Type.Object(
 )
 export type Link = Static<typeof Link>
 
-const Id = Type.Integer({ minimum: 1, maximum: maxId })
+const Id = Type.Integer({ minimum: 1, maximum: maxId, format: 'int64' })
 
 /** What only the service sets in a representation (JSON Schema `readOnly`; the relation docs say so). */
-const links = Type.Array(Link, { readOnly: true, description: 'the resource itself and what it relates to' })
+const links = Type.Array(Link, {
+  readOnly: true,
+  maxItems: maxLinks,
+  description: 'the resource itself and what it relates to',
+})
 const readOnlyId = Type.Integer({
   ...Id,
   readOnly: true,
@@ -59,10 +72,16 @@ export const LocationAddress = Type.String({
   examples: ['1 Market Square'],
 })
 
+/**
+ * An RFC 3339 date-time as the service takes it (domain/dates.ts): `format` alone would admit leap
+ * seconds, finer than millisecond precision and year 0000, so `pattern` says what is refused.
+ */
 export const DateTime = Type.String({
   format: 'date-time',
+  pattern: dateTimePattern,
   maxLength: 64,
-  description: 'RFC 3339 date-time; returned in UTC with a trailing Z',
+  description:
+    'RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z',
   examples: ['2026-12-04T19:30:00Z'],
 })
 
@@ -71,7 +90,11 @@ export const Event = Type.Object(
     links,
     id: readOnlyId,
     title: Type.String(),
-    date: Type.String(),
+    date: Type.String({
+      format: 'date-time',
+      pattern: dateTimePattern,
+      description: 'in UTC with a trailing Z',
+    }),
   },
   { additionalProperties: false },
 )
@@ -79,8 +102,8 @@ export type EventRepresentation = Static<typeof Event>
 
 export const EventCollection = Type.Object(
   {
-    total: Type.Integer({ minimum: 0 }),
-    events: Type.Array(Event),
+    total: Type.Integer({ minimum: 0, maximum: maxId, format: 'int64' }),
+    events: Type.Array(Event, { maxItems: largestPerPage }),
   },
   { additionalProperties: false },
 )
@@ -99,15 +122,18 @@ export type LocationRepresentation = Static<typeof Location>
 
 export const LocationCollection = Type.Object(
   {
-    total: Type.Integer({ minimum: 0 }),
-    locations: Type.Array(Location),
+    total: Type.Integer({ minimum: 0, maximum: maxId, format: 'int64' }),
+    locations: Type.Array(Location, { maxItems: largestPerPage }),
   },
   { additionalProperties: false },
 )
 export type LocationCollectionRepresentation = Static<typeof LocationCollection>
 
 /** GET /: the links a client starts from (CONTRACT.md §2, entry point). */
-export const EntryPoint = Type.Object({ links: Type.Array(Link) }, { additionalProperties: false })
+export const EntryPoint = Type.Object(
+  { links: Type.Array(Link, { maxItems: maxLinks }) },
+  { additionalProperties: false },
+)
 export type EntryPointRepresentation = Static<typeof EntryPoint>
 
 export const FieldError = Type.Object(
@@ -122,9 +148,9 @@ export const Problem = Type.Object(
   {
     type: Type.String(),
     title: Type.String(),
-    status: Type.Integer(),
+    status: Type.Integer({ minimum: 400, maximum: 599, format: 'int32' }),
     detail: Type.String(),
-    errors: Type.Optional(Type.Array(FieldError)),
+    errors: Type.Optional(Type.Array(FieldError, { maxItems: maxFieldErrors })),
   },
   { additionalProperties: false },
 )
@@ -139,8 +165,8 @@ export type EventCreate = Static<typeof EventCreate>
 
 /** What a PUT takes beside the editable fields, so that a representation can be fetched, edited and PUT back. */
 const putBack = {
-  id: Type.Optional(Type.Integer({ description: 'must equal the id in the path' })),
-  links: Type.Optional(Type.Array(Type.Unknown(), { description: 'ignored' })),
+  id: Type.Optional(Type.Integer({ ...Id, description: 'must equal the id in the path' })),
+  links: Type.Optional(Type.Array(Type.Unknown(), { maxItems: maxLinks, description: 'ignored' })),
 }
 
 /** PUT /events/<id>: the editable fields, and optionally `id` and `links`. */
@@ -182,9 +208,22 @@ export const LocationPatch = Type.Object(
 )
 export type LocationPatch = Static<typeof LocationPatch>
 
+/**
+ * per_page: its maximum is MAX_PER_PAGE (default 100), a setting, checked by domain/paging.ts; the
+ * document states the configured one in place of this bound (http/openapi.ts).
+ */
+const PerPage = Type.Integer({
+  minimum: 1,
+  maximum: largestPerPage,
+  format: 'int32',
+  description: 'default 20, at most 100 (MAX_PER_PAGE)',
+})
+
 const pagingFields = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxId, description: 'default 1' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 20, at most 100' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: maxPage, format: 'int32', description: 'default 1' }),
+  ),
+  per_page: Type.Optional(PerPage),
 }
 
 /** A paging body, `page` and `per_page`: GET /locations. */

@@ -5,6 +5,24 @@
 const rfc3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
 
+// The same rule as one JSON Schema `pattern` (ECMA-262), for the schemas and so the OpenAPI
+// document (contract/schemas.ts DateTime): a real calendar date (leap years included) in years
+// 0100–9999, hours 00–23, no leap second (:60), at most milliseconds (further digits only zeros),
+// an offset of at most 23:59. It accepts every date-time parseDateTime accepts; the one thing it
+// cannot judge is where an offset moves the instant out of the UTC range (0100-01-01T00:30:00+01:00
+// is refused as 'range'), which is why it also lets through 0099-12-31 with a negative offset
+// (0099-12-31T23:00:00-01:00 is 0100-01-01T00:00:00Z). Tested against parseDateTime.
+const year = '(?:0[1-9]|[1-9][0-9])[0-9]{2}'
+const leapYear =
+  '(?:(?:0[1-9]|[1-9][0-9])(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)'
+const monthDay =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))'
+const time = '[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,3}0*)?'
+const offset = '(?:[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])'
+export const dateTimePattern =
+  `^(?:(?:${year}-${monthDay}|${leapYear}-02-29)${time}(?:[Zz]|${offset})` +
+  `|0099-12-31${time}-(?:[01][0-9]|2[0-3]):[0-5][0-9])$`
+
 export type DateProblem = 'format' | 'impossible' | 'precision' | 'range'
 
 /** Parses an RFC 3339 date-time to epoch milliseconds, or names what is wrong with it. */

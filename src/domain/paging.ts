@@ -6,6 +6,14 @@ import type { Page } from './types.ts'
 
 export const defaultPage: Page = { page: 1, perPage: 20 }
 
+/**
+ * The highest page number taken. Any page past the end is an empty page, but the offset it makes,
+ * (page - 1) × per_page, must stay an exact integer that both databases take: with MAX_PER_PAGE at
+ * most 10,000 it stays below 10^13 (a page of 2^53 − 1 made offsets no double holds exactly, and
+ * past 2^63 PostgreSQL's bigint).
+ */
+export const maxPage = 1_000_000_000
+
 export type PagingInput = { page?: unknown; per_page?: unknown }
 
 /**
@@ -32,7 +40,9 @@ export function resolvePage(
   }
   const page = pick('page') ?? defaultPage.page
   const perPage = pick('per_page') ?? Math.min(defaultPage.perPage, maxPerPage)
-  if (!Number.isSafeInteger(page) || page < 1) throw badPaging('page must be an integer of at least 1')
+  if (!Number.isSafeInteger(page) || page < 1 || page > maxPage) {
+    throw badPaging(`page must be an integer from 1 to ${maxPage}`)
+  }
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > maxPerPage) {
     throw badPaging(`per_page must be an integer from 1 to ${maxPerPage}`)
   }

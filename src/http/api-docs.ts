@@ -10,7 +10,7 @@ import { contentEtag } from '../domain/etag.ts'
 import type { Authenticate } from './authenticate.ts'
 import { notModified } from './conditional.ts'
 import { paths } from './links.ts'
-import { type DocumentInfo, openApiDocument } from './openapi.ts'
+import { type DocumentInfo, type DocumentLimits, defaultLimits, openApiDocument } from './openapi.ts'
 import { type Json, responseHeaders } from './openapi-parts.ts'
 import { checkingCredentials } from './pipeline.ts'
 import { registerResource, routeTable } from './resource.ts'
@@ -38,6 +38,7 @@ export function registerApiDocs(
   app: FastifyInstance,
   authenticate: Authenticate,
   info: Partial<DocumentInfo> = {},
+  limits: DocumentLimits = defaultLimits,
 ): void {
   // Filled in below, once the table (this resource included) is complete.
   let body = Buffer.alloc(0)
@@ -61,6 +62,7 @@ export function registerApiDocs(
       ...info,
     },
     { [paths.docs]: referencePage },
+    limits,
   )
   body = Buffer.from(JSON.stringify(document))
   etag = contentEtag(body.toString('utf8'))
@@ -88,6 +90,8 @@ export function registerApiDocs(
   })
 }
 
+const shared = (name: string) => ({ $ref: `#/components/responses/${name}` })
+
 /** GET /docs is Swagger UI's page (not a route of the table), described by hand. */
 const referencePage: Json = Object.fromEntries(
   (['get', 'head'] as const).map((method) => [
@@ -98,7 +102,8 @@ const referencePage: Json = Object.fromEntries(
       description:
         'The interactive reference (Swagger UI) of this document. Its assets under /docs/static/, and /docs/json and /docs/yaml (this document again, as Swagger UI loads it), are not listed here.',
       tags: ['documentation'],
-      security: [],
+      // Public, but credentials that are sent are checked, as on every read.
+      security: [{}, { basic: [] }, { signature: [] }],
       responses: {
         200: {
           description: 'The reference page.',
@@ -106,9 +111,12 @@ const referencePage: Json = Object.fromEntries(
           ...(method === 'get' && { content: { 'text/html': { schema: { type: 'string' } } } }),
         },
         // Credentials that are sent are checked, as on every read; malformed percent-encoding is 400.
-        400: { $ref: '#/components/responses/BadRequest' },
-        401: { $ref: '#/components/responses/Unauthorized' },
-        429: { $ref: '#/components/responses/TooManyRequests' },
+        400: shared('BadRequest'),
+        401: shared('Unauthorized'),
+        413: shared('ContentTooLarge'),
+        415: shared('UnsupportedMediaType'),
+        429: shared('TooManyRequests'),
+        500: shared('InternalServerError'),
       },
     },
   ]),

@@ -82,7 +82,7 @@ export function problemResponse(
 /** The problem responses shared by many operations, as `#/components/responses/<status>`. */
 export const sharedResponses: Record<string, Json> = {
   BadRequest: problemResponse(
-    'The request target holds malformed percent-encoding; the body is not JSON or not I-JSON (a member name twice in one object, RFC 7493), a needed body is missing; or (on a collection) a parameter is unknown, out of range or given differently in the body and the query string.',
+    'The request is not well-formed (no Host, malformed percent-encoding), the body is not JSON or not I-JSON (a member name twice in one object, RFC 7493), a needed body is missing, or (on a collection) a parameter is unknown, out of range or given differently in the body and the query string.',
   ),
   Unauthorized: problemResponse(
     'Credentials are missing (on a write) or not valid. Wrong credentials are refused on reads too.',
@@ -110,7 +110,7 @@ export const sharedResponses: Record<string, Json> = {
   ),
   InternalServerError: problemResponse('A bug; logged with the request id, which the detail quotes.'),
   ServiceUnavailable: problemResponse(
-    'The database cannot be reached, the service is overloaded, a read (a search of /events) ran out of its time budget, or (the change feed) too many feeds are open. The service recovers by itself.',
+    'The database cannot be reached or is busy, the service is overloaded, a read (a search of /events) ran out of its time budget, or (the change feed) too many feeds are open. The service recovers by itself.',
     ['Retry-After'],
   ),
 }

@@ -27,6 +27,16 @@ export interface DocumentInfo {
   readonly description: string
 }
 
+/** Limits that are settings (config.ts), stated as the running service has them. */
+export interface DocumentLimits {
+  /** MAX_PER_PAGE: per_page's maximum, and the most items a page holds. */
+  readonly maxPerPage: number
+  /** MAX_HEADER_SIZE: no header field can be longer than the whole header section. */
+  readonly maxHeaderSize: number
+}
+
+export const defaultLimits: DocumentLimits = { maxPerPage: 100, maxHeaderSize: 16 * 1024 }
+
 /** Fastify's `/events/:id` as an OpenAPI path template, `/events/{id}`. */
 export const pathTemplate = (url: string): string => url.replace(/:(\w+)/g, '{$1}')
 
@@ -39,6 +49,7 @@ export function openApiDocument(
   routes: readonly RouteEntry[],
   info: DocumentInfo,
   extraPaths: Record<string, Json> = {},
+  limits: DocumentLimits = defaultLimits,
 ): Json {
   const used = new Map<string, unknown>()
   const schemaOf = (schema: unknown): unknown => referencing(schema, used)
@@ -54,25 +65,70 @@ export function openApiDocument(
         .flatMap((o) => o.tags as string[]),
     ),
   ]
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: info.title,
-      version: info.version,
-      description: info.description,
-      license: { name: 'MIT', identifier: 'MIT' },
+  const schemas = Object.fromEntries([...used].sort(([a], [b]) => a.localeCompare(b)))
+  return withConfiguredLimits(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: info.title,
+        version: info.version,
+        description: info.description,
+        // The service has no address of its own to give (and a contact URL must be absolute):
+        // whoever runs it answers for it.
+        contact: { name: 'The operators of this service' },
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [
+        {
+          url: '/',
+          description:
+            'wherever this document was fetched from, path prefix included: local, test or production alike',
+          // A public API: every operation is meant for clients outside (OWASP API9, inventory).
+          'x-internal': false,
+        },
+      ],
+      tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
+      paths,
+      components: {
+        schemas,
+        responses: sharedResponses,
+        parameters: headerParameters(limits),
+        securitySchemes,
+      },
     },
-    servers: [{ url: '/', description: 'wherever this document was fetched from, path prefix included' }],
-    tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
-    paths,
-    components: {
-      schemas: { ...Object.fromEntries([...used].sort(([a], [b]) => a.localeCompare(b))) },
-      responses: sharedResponses,
-      parameters,
-      securitySchemes,
-    },
-  }
+    limits,
+  )
 }
+
+/**
+ * The schemas bound per_page and a page's items by the largest MAX_PER_PAGE (contract/schemas.ts);
+ * the document states the running service's setting: per_page's maximum wherever it is (a body's
+ * field, a query parameter), and the most items of a page.
+ */
+function withConfiguredLimits<T>(value: T, limits: Pick<DocumentLimits, 'maxPerPage'>, key = ''): T {
+  const { maxPerPage } = limits
+  if (Array.isArray(value)) return value.map((v) => withConfiguredLimits(v, { maxPerPage })) as T
+  if (typeof value !== 'object' || value === null) return value
+  const copy = Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, withConfiguredLimits(v, { maxPerPage }, k)]),
+  ) as Json
+  if (copy.name === 'per_page' && copy.in === 'query')
+    copy.schema = perPageAt(copy.schema as Json, maxPerPage)
+  if (key === 'properties' && copy.per_page) copy.per_page = perPageAt(copy.per_page as Json, maxPerPage)
+  if (key === 'properties') {
+    for (const items of ['events', 'locations']) {
+      const list = copy[items] as Json | undefined
+      if (list?.type === 'array') copy[items] = { ...list, maxItems: maxPerPage }
+    }
+  }
+  return copy as T
+}
+
+const perPageAt = (schema: Json, maxPerPage: number): Json => ({
+  ...schema,
+  maximum: maxPerPage,
+  description: `default ${Math.min(20, maxPerPage)}, at most ${maxPerPage} (MAX_PER_PAGE)`,
+})
 
 const tagDescriptions: Record<string, string> = {
   'entry point': 'Where a client starts: links to every collection and to this document.',
@@ -121,20 +177,24 @@ function referencing(schema: unknown, used: Map<string, unknown>): unknown {
 const copyOf = (schema: object, used: Map<string, unknown>) =>
   Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referencing(v, used)]))
 
-const parameters: Record<string, Json> = {
+/**
+ * The request fields operations take. If-Match and If-None-Match have no limit of their own: the
+ * whole header section is (MAX_HEADER_SIZE, 431 beyond), so no field can be longer.
+ */
+const headerParameters = ({ maxHeaderSize }: DocumentLimits): Record<string, Json> => ({
   RequestId: {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
     description: 'A request id to log and echo; kept when short and plain ([A-Za-z0-9._:-]{1,128}).',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
   },
   IfNoneMatch: {
     name: 'If-None-Match',
     in: 'header',
     required: false,
     description: 'ETags of a copy the client holds: a read answers 304 when one is current; a write 412.',
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: maxHeaderSize },
   },
   IfMatch: {
     name: 'If-Match',
@@ -142,7 +202,7 @@ const parameters: Record<string, Json> = {
     required: false,
     description:
       'ETags the representation must still have (or `*`), else 412: two clients PUT with the same If-Match, exactly one wins.',
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: maxHeaderSize },
   },
   IdempotencyKey: {
     name: 'Idempotency-Key',
@@ -158,9 +218,10 @@ const parameters: Record<string, Json> = {
     required: false,
     description:
       'The change feed (Accept: text/event-stream) resumes after this change number, or sends `reset` when changes after it are no longer kept.',
-    schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' },
+    schema: { type: 'string', maxLength: 16, pattern: '^(0|[1-9][0-9]{0,15})$' },
   },
-}
+})
+
 const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` })
 const shared = (name: string) => ({ $ref: `#/components/responses/${name}` })
 
@@ -178,7 +239,7 @@ function pathItem(url: string, resource: Resource, schemaOf: SchemaOf): Json {
             required: true,
             description:
               'A positive decimal integer; any other text, however long, names no resource (404, never 400 or 414). Malformed percent-encoding is 400, as anywhere in the target.',
-            schema: { type: 'integer', minimum: 1, maximum: maxId },
+            schema: { type: 'integer', format: 'int64', minimum: 1, maximum: maxId },
           })),
         }
   for (const [method, operation] of Object.entries(resource) as [Method, Operation][]) {
@@ -261,8 +322,9 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
       headers: responseHeaders(sentWith('ETag'), ['Cache-Control', 'RateLimit', 'RateLimit-Policy']),
     }
   }
-  // Malformed percent-encoding in the target is 400 on every operation (http/percent-encoding.ts).
+  // Any request can be malformed (no Host, bad percent-encoding); a body can be bad JSON.
   responses[400] = shared('BadRequest')
+  // Credentials are checked wherever they are sent, reads included.
   responses[401] = shared('Unauthorized')
   if (op.write) responses[403] = shared('Forbidden')
   if (pathParameters.length > 0) responses[404] = shared('NotFound')
@@ -387,6 +449,11 @@ function optionsObject(url: string, resource: Resource): Json {
         description: 'The methods in Allow; Accept-Post, Accept-Patch, Accept-Query where they apply.',
         headers: responseHeaders(['Allow', ...accepting, ...(describedBy ? ['Link'] : [])]),
       },
+      // Never 401 or 429: OPTIONS takes no credentials and is not counted (a CORS preflight
+      // carries none), but a body is refused like any other.
+      400: shared('BadRequest'),
+      413: shared('ContentTooLarge'),
+      415: shared('UnsupportedMediaType'),
       500: shared('InternalServerError'),
     },
   }

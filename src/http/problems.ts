@@ -3,7 +3,8 @@
 // request id, answered 500 with nothing internal.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { mediaTypes } from '../contract/media-types.ts'
-import { type Problem, visibleText } from '../contract/schemas.ts'
+import { maxFieldErrors, type Problem, visibleText } from '../contract/schemas.ts'
+import { dateTimePattern } from '../domain/dates.ts'
 import { DomainError, type ErrorCode, echo, type FieldProblem } from '../domain/errors.ts'
 
 const statusOf: Record<ErrorCode, number> = {
@@ -111,12 +112,18 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    const errors = fastifyError.validation.map((v) => ({
+    const all = fastifyError.validation.map((v) => ({
       pointer: pointerOf(v.instancePath, v.params),
       detail:
         friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ??
         (v.message === undefined ? 'is invalid' : echo(v.message)),
     }))
+    // A date-time refused by both its format and its pattern (contract/schemas.ts) is one problem.
+    // At most maxFieldErrors: a body of many unknown fields would otherwise make an answer larger
+    // than the request (a body's worth of pointers).
+    const errors = all
+      .filter((e, i) => all.findIndex((o) => o.pointer === e.pointer && o.detail === e.detail) === i)
+      .slice(0, maxFieldErrors)
     const status = request.routeOptions.config.validationStatus ?? 422
     const detail = errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ')
     return problem(status, `the request body is not acceptable: ${detail}`, errors)
@@ -130,9 +137,11 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
 }
 
 // Ajv's wording for the two rules it cannot say plainly by itself.
+const dateTimeDetail =
+  'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond'
 const friendlier: Record<string, string> = {
-  'format:date-time':
-    'must be a real RFC 3339 date-time such as 2026-12-04T19:30:00Z, at most to the millisecond',
+  'format:date-time': dateTimeDetail,
+  [`pattern:${dateTimePattern}`]: dateTimeDetail,
   [`pattern:${visibleText}`]: 'must contain something other than whitespace and invisible characters',
 }
 

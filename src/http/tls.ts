@@ -5,6 +5,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createSecureContext, type Server as TlsServer } from 'node:tls'
 import type { FastifyBaseLogger } from 'fastify'
+import type { TlsPolicy } from './tls-policy.ts'
 
 export interface TlsFiles {
   /** Path of the PEM certificate chain, the server's own certificate first. */
@@ -104,13 +105,20 @@ export function logCertificate(log: FastifyBaseLogger, certificate: CertificateS
 
 /**
  * Reads the files again and serves them to new connections (open ones keep theirs). A reload that
- * fails keeps the certificate in use and logs why.
+ * fails keeps the certificate in use and logs why. The policy is given again: Node's
+ * setSecureContext builds the context from its options alone, so without it a reload would fall
+ * back to Node's default suites.
  */
-export function reloadTls(server: TlsServer, files: TlsFiles, log: FastifyBaseLogger): boolean {
+export function reloadTls(
+  server: TlsServer,
+  files: TlsFiles,
+  policy: TlsPolicy,
+  log: FastifyBaseLogger,
+): boolean {
   let material: TlsMaterial
   try {
     material = loadTlsMaterial(files)
-    server.setSecureContext({ cert: material.cert, key: material.key })
+    server.setSecureContext({ ...policy, cert: material.cert, key: material.key })
   } catch (error) {
     log.error({ reason: (error as Error).message }, 'TLS certificate not reloaded: keeping the one in use')
     return false

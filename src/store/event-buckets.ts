@@ -157,7 +157,9 @@ export async function createEventBuckets(db: Kysely<unknown>, triggers: readonly
 /**
  * A page of events at `offset` (given twice: parameters 1 and 3) of `limit` (parameter 2), each
  * row carrying the total, in one statement: the bucket to start from, the events of the page
- * and the total all come from one snapshot.
+ * and the total all come from one snapshot. With no event there is no bucket to start from: the
+ * offset falls back to the page's own (SQLite refuses a NULL OFFSET: a deep page of an empty
+ * collection was a 500).
  */
 export function deepPage<Row>(db: Kysely<Database>, columns: readonly string[]) {
   const bits = sql.lit(bucketBits)
@@ -171,6 +173,6 @@ export function deepPage<Row>(db: Kysely<Database>, columns: readonly string[]) 
     from events
     where starts_at >= (select bucket from start) << ${bits}
     order by starts_at, id
-    limit ${-2} offset ${-3} - (select before from start)`
+    limit ${-2} offset ${-3} - coalesce((select before from start), 0)`
   return compileOnce({ compile: () => query.compile(db) }, [-1, -2, -3])
 }

@@ -102,7 +102,9 @@ describe(`[${target.name}] the OpenAPI document`, () => {
     assert.match(document.info.description, /x-query/)
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     assert.equal(document.info.version, pkg.version)
-    assert.deepEqual(document.servers, [{ url: '/', description: document.servers[0].description }])
+    assert.deepEqual(document.servers, [
+      { url: '/', description: document.servers[0].description, 'x-internal': false },
+    ])
   })
 
   it('passes Redocly’s linter with the rules in redocly.yaml, with neither errors nor warnings', async () => {
@@ -117,6 +119,105 @@ describe(`[${target.name}] the OpenAPI document`, () => {
       { errors: 0, warnings: 0, ignored: 0 },
       JSON.stringify(report.problems, null, 1),
     )
+  })
+
+  it('passes Spectral’s OpenAPI rules and OWASP’s API security rules (.spectral.yaml), with no finding at any severity', async () => {
+    // The OWASP rules that do not apply are switched off in .spectral.yaml, each explained in
+    // docs/security.md: a new finding of any other rule fails here.
+    const { stdout, stderr } = await run(
+      bin('spectral'),
+      [
+        'lint',
+        file,
+        '--ruleset',
+        join(root, '.spectral.yaml'),
+        '--format=json',
+        '--fail-severity=hint',
+        '--quiet',
+      ],
+      { cwd: root },
+    ).catch((error: { stdout: string; stderr: string }) => error)
+    const findings = JSON.parse(stdout || 'null') as
+      | { code: string; message: string; path: string[] }[]
+      | null
+    assert.ok(Array.isArray(findings), `spectral gave no report: ${stderr}`)
+    assert.deepEqual(
+      findings.map((f) => `${f.code} at ${f.path.join('/')}: ${f.message}`),
+      [],
+    )
+  })
+
+  it('switches off in .spectral.yaml only OWASP rules that docs/security.md explains', () => {
+    const ruleset = readFileSync(join(root, '.spectral.yaml'), 'utf8')
+    const security = readFileSync(join(root, 'docs/security.md'), 'utf8')
+    const off = [...ruleset.matchAll(/^\s+(owasp:\S+): off$/gm)].map((m) => m[1] as string)
+    assert.ok(off.length > 0)
+    for (const rule of off)
+      assert.ok(security.includes(`\`${rule}\``), `${rule} is explained in docs/security.md`)
+  })
+
+  it('declares the date-time rule, the paging bounds and the header limits the service enforces', () => {
+    const { schemas, parameters } = document.components
+    assert.ok(schemas.EventCreate.properties.date.$ref, 'the date is the shared DateTime schema')
+    const date = new RegExp(schemas.DateTime.pattern)
+    for (const text of ['2026-12-31T23:59:60Z', '2026-12-04T19:30:00.1234Z', '0000-01-01T00:00:00Z']) {
+      assert.ok(!date.test(text), `the pattern refuses ${text}`)
+    }
+    assert.ok(date.test('2026-12-04T19:30:00.123+05:30'))
+    const body = schemas.EventsQueryBody.properties
+    assert.equal(body.from.pattern, schemas.DateTime.pattern)
+    assert.equal(body.to.pattern, schemas.DateTime.pattern)
+    const query = document.paths['/events'].get.parameters.filter((p: Json) => p.in === 'query')
+    for (const name of ['from', 'to']) {
+      assert.equal(query.find((p: Json) => p.name === name).schema.pattern, schemas.DateTime.pattern, name)
+    }
+    assert.equal(schemas.Event.properties.date.pattern, schemas.DateTime.pattern)
+    assert.deepEqual([body.page.minimum, body.page.maximum], [1, 1_000_000_000])
+    assert.deepEqual([body.per_page.minimum, body.per_page.maximum], [1, 100])
+    assert.equal(query.find((p: Json) => p.name === 'per_page').schema.maximum, 100)
+    assert.equal(schemas.EventCollection.properties.events.maxItems, 100)
+    assert.equal(parameters.IdempotencyKey.schema.maxLength, 255)
+    assert.equal(parameters.LastEventId.schema.maxLength, 16)
+    assert.equal(parameters.IfMatch.schema.maxLength, 16 * 1024)
+    assert.equal(parameters.IfNoneMatch.schema.maxLength, 16 * 1024)
+    assert.equal(typeof document.info.contact.name, 'string')
+  })
+
+  it('declares 400, 401, 415 and 429 on every read, 503 with Retry-After on the reads of /events, and a body’s 400/413/415 on OPTIONS and /docs', () => {
+    const responsesOf = (path: string, key: string) => {
+      const responses = document.paths[path][key].responses
+      return Object.fromEntries(
+        Object.entries<Json>(responses).map(([status, r]) => [
+          status,
+          r.$ref ? document.components.responses[r.$ref.split('/').at(-1)] : r,
+        ]),
+      )
+    }
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      for (const key of ['get', 'head', 'x-query']) {
+        if (!item[key]) continue
+        const statuses = Object.keys(responsesOf(path, key))
+        for (const status of ['400', '401', '415', '429', '500']) {
+          assert.ok(statuses.includes(status), `${key} ${path} declares ${status}`)
+        }
+      }
+      if (item.options) {
+        const options = Object.keys(responsesOf(path, 'options'))
+        for (const status of ['400', '413', '415'])
+          assert.ok(options.includes(status), `OPTIONS ${path}: ${status}`)
+      }
+    }
+    for (const key of ['get', 'head', 'x-query']) {
+      const unavailable = responsesOf('/events', key)[503]
+      assert.equal(
+        unavailable?.headers['Retry-After']?.required,
+        true,
+        `${key} /events: 503 with Retry-After`,
+      )
+    }
+    for (const path of ['/events/{id}', '/locations/{id}']) {
+      assert.ok(responsesOf(path, 'get')[404], `a long or odd id is 404 on ${path}`)
+    }
   })
 
   it('gives openapi-typescript types a client type-checks against, and refuses a wrong use', async () => {

@@ -24,11 +24,21 @@ for (const target of storeTargets) {
       assert.equal((await ctx.service.request('GET', '/events/1')).text, before)
     })
 
+    it('lists at most 32 field errors, however many fields are wrong (the document’s maxItems)', async () => {
+      const body: Record<string, unknown> = { title: 'Fine', date: '2026-02-28T19:30:00Z' }
+      for (let i = 0; i < 100; i++) body[`unknown${i}`] = i
+      const res = await put(body)
+      assert.equal(res.status, 422)
+      assert.equal(res.json().errors.length, 32)
+    })
+
     for (const date of [
       '2026-02-28 19:30:00Z',
       '2026-02-28T19:30:60Z',
       '2026-02-28T19:30:00+0100',
       '2026-02-28T19:30:00',
+      '2026-02-28T19:30:00.1234Z',
+      '0000-01-01T00:00:00Z',
     ]) {
       it(`refuses ${date}, which is not RFC 3339, with a pointer at /date`, async () => {
         const res = await put({ title: 'Fine', date })

@@ -51,6 +51,9 @@ describe('defaults', () => {
       trustProxy: false,
       tlsCert: undefined,
       tlsKey: undefined,
+      tlsCiphers:
+        'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256',
+      tlsMinVersion: 'TLSv1.2',
       corsOrigins: [],
       authFailuresPerMinute: 10,
       keyEncryptionKey: undefined,
@@ -114,6 +117,8 @@ describe('parseConfig', () => {
       trustProxy: '127.0.0.1, 10.0.0.0/8, ::1',
       tlsCert: '/etc/ers/cert.pem',
       tlsKey: '/etc/ers/key.pem',
+      tlsCiphers: 'ECDHE+AESGCM',
+      tlsMinVersion: 'TLSv1.3',
       corsOrigins: 'https://app.example, http://localhost:5173',
       authFailuresPerMinute: '5',
       keyEncryptionKey: 'a'.repeat(64),
@@ -157,6 +162,8 @@ describe('parseConfig', () => {
       trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1'],
       tlsCert: '/etc/ers/cert.pem',
       tlsKey: '/etc/ers/key.pem',
+      tlsCiphers: 'ECDHE+AESGCM',
+      tlsMinVersion: 'TLSv1.3',
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
       authFailuresPerMinute: 5,
       keyEncryptionKey: 'a'.repeat(64),
@@ -310,6 +317,43 @@ describe('parseConfig', () => {
       ['TLS_CERT and TLS_KEY: set both (HTTPS) or neither (plain HTTP)'],
     )
     assert.equal(problemsOf(() => parseConfig({ tlsKey: '/k.pem' })).length, 1)
+  })
+
+  it('takes TLS_CIPHERS that OpenSSL knows and that enable only ECDHE suites with AES-GCM or ChaCha20-Poly1305', () => {
+    for (const text of [
+      'ECDHE-RSA-AES128-GCM-SHA256',
+      'ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES256-GCM-SHA384',
+      'ECDHE+AESGCM:ECDHE+CHACHA20',
+    ]) {
+      assert.equal(parseConfig({ tlsCiphers: text }).tlsCiphers, text)
+    }
+    const refused: [string, RegExp][] = [
+      ['nonsense', /^TLS_CIPHERS=nonsense: OpenSSL enables no cipher suite with it$/],
+      // Static RSA key exchange: no forward secrecy.
+      ['AES128-GCM-SHA256', /^TLS_CIPHERS=AES128-GCM-SHA256: enables AES128-GCM-SHA256: only ECDHE suites/],
+      // CBC: Lucky Thirteen.
+      ['ECDHE-RSA-AES128-SHA', /enables ECDHE-RSA-AES128-SHA: only ECDHE suites/],
+      ['ECDHE-RSA-AES128-GCM-SHA256:AES128-SHA', /enables AES128-SHA: only/],
+      ['DEFAULT', /^TLS_CIPHERS=DEFAULT: enables .+ more: only ECDHE suites/],
+      // CCM (Node cannot name it): the line points to openssl.
+      ['ECDHE+AES', /enables suites that `openssl ciphers -v 'ECDHE\+AES'` lists/],
+      ['TLS_AES_128_GCM_SHA256', /TLS_CIPHERS sets the TLS 1\.2 suites only/],
+    ]
+    for (const [text, reason] of refused) {
+      const problems = problemsOf(() => parseConfig({ tlsCiphers: text }))
+      assert.equal(problems.length, 1, text)
+      assert.match(problems[0] as string, reason)
+    }
+  })
+
+  it('takes TLS_MIN_VERSION TLSv1.2 or TLSv1.3 only', () => {
+    assert.equal(parseConfig({ tlsMinVersion: 'TLSv1.3' }).tlsMinVersion, 'TLSv1.3')
+    for (const text of ['TLSv1.1', 'TLSv1', '1.3', 'tlsv1.3']) {
+      assert.deepEqual(
+        problemsOf(() => parseConfig({ tlsMinVersion: text })),
+        [`TLS_MIN_VERSION=${text}: expected TLSv1.2 or TLSv1.3`],
+      )
+    }
   })
 
   it('reads CORS_ORIGINS as a list of origins and refuses anything else', () => {

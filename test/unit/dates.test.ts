@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { type DateProblem, dateProblemText, formatDateTime, parseDateTime } from '../../src/domain/dates.ts'
+import {
+  type DateProblem,
+  dateProblemText,
+  dateTimePattern,
+  formatDateTime,
+  parseDateTime,
+} from '../../src/domain/dates.ts'
 
 const minTime = Date.UTC(100, 0, 1)
 const maxTime = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
@@ -325,5 +331,88 @@ describe('formatDateTime', () => {
       }),
       { numRuns: 1000 },
     )
+  })
+})
+
+// The schemas' `pattern` (contract/schemas.ts DateTime, and so the OpenAPI document) against the
+// service's own rule: it refuses what parseDateTime refuses and accepts what it accepts, but for
+// instants an offset moves out of the UTC range, which parseDateTime alone refuses ('range').
+describe('dateTimePattern', () => {
+  const pattern = new RegExp(dateTimePattern)
+  const table: [string, boolean, string][] = [
+    ['2026-12-04T19:30:00Z', true, 'plain UTC'],
+    ['2026-12-04t19:30:00z', true, 'lower-case t and z'],
+    ['2026-12-04T19:30:00.123+05:30', true, 'milliseconds and an offset'],
+    ['2026-12-04T19:30:00.1230000Z', true, 'further digits that are zeros'],
+    ['2024-02-29T00:00:00Z', true, 'a leap day'],
+    ['2000-02-29T00:00:00Z', true, 'a leap day of a year divisible by 400'],
+    ['0100-01-01T00:00:00Z', true, 'the first instant'],
+    ['9999-12-31T23:59:59.999Z', true, 'the last instant'],
+    ['0099-12-31T23:00:00-01:00', true, '0100-01-01T00:00:00Z written with a local year 0099'],
+    ['2026-12-31T23:59:60Z', false, 'a leap second'],
+    ['2026-12-04T19:30:00.1234Z', false, 'a fourth significant fractional digit'],
+    ['0000-01-01T00:00:00Z', false, 'year 0000'],
+    ['0099-12-31T23:59:59Z', false, 'year 0099 in UTC'],
+    ['2023-02-29T00:00:00Z', false, 'a leap day of a common year'],
+    ['1900-02-29T00:00:00Z', false, 'a leap day of a century not divisible by 400'],
+    ['2026-04-31T00:00:00Z', false, 'April 31'],
+    ['2026-13-01T00:00:00Z', false, 'month 13'],
+    ['2026-12-04T24:00:00Z', false, 'hour 24'],
+    ['2026-12-04T19:30:00+24:00', false, 'an offset of 24 hours'],
+    ['2026-12-04T19:30:00+0530', false, 'an offset without a colon'],
+    ['2026-12-04 19:30:00Z', false, 'a space for T'],
+    ['2026-12-04T19:30:00', false, 'no offset'],
+    ['2026-12-04', false, 'a date alone'],
+    ['+2026-12-04T19:30:00Z', false, 'an expanded year'],
+  ]
+  for (const [text, accepted, story] of table) {
+    it(`${accepted ? 'accepts' : 'refuses'} ${story}: ${text}`, () => {
+      assert.equal(parseDateTime(text).ok, accepted, 'the service')
+      assert.equal(pattern.test(text), accepted, 'the pattern')
+    })
+  }
+
+  it('refuses, as the service does, nothing but instants an offset moves out of range', () => {
+    for (const text of ['0100-01-01T00:30:00+01:00', '9999-12-31T23:59:59-00:01']) {
+      assert.ok(pattern.test(text), text)
+      assert.deepEqual(parseDateTime(text), { ok: false, problem: 'range' })
+    }
+  })
+
+  it('agrees with parseDateTime on generated near-misses', () => {
+    const two = (min: number, max: number) => fc.integer({ min, max }).map((n) => pad(n))
+    const text = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }).map((n) => pad(n, 4)),
+        two(0, 13),
+        two(0, 32),
+        fc.constantFrom('T', 't', ' '),
+        two(0, 25),
+        two(0, 60),
+        two(0, 61),
+        fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,7}$/)),
+        fc.oneof(
+          fc.constantFrom('Z', 'z', ''),
+          fc
+            .tuple(fc.constantFrom('+', '-'), two(0, 25), two(0, 60))
+            .map(([sign, h, m]) => `${sign}${h}:${m}`),
+        ),
+      )
+      .map(
+        ([y, mo, d, t, h, mi, sec, fraction, offset]) =>
+          `${y}-${mo}-${d}${t}${h}:${mi}:${sec}${fraction}${offset}`,
+      )
+    let accepted = 0
+    fc.assert(
+      fc.property(text, (candidate) => {
+        const result = parseDateTime(candidate)
+        const matches = pattern.test(candidate)
+        if (result.ok) accepted++
+        if (result.ok) assert.ok(matches, `the service takes ${candidate}, the pattern refuses it`)
+        else if (matches) assert.equal(result.problem, 'range', `the pattern takes ${candidate}`)
+      }),
+      { numRuns: 20_000 },
+    )
+    assert.ok(accepted > 1000, `only ${accepted} generated date-times were valid`)
   })
 })

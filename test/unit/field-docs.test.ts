@@ -18,8 +18,13 @@ describe('describeFields', () => {
         name: 'date',
         type: 'string',
         required: true,
-        rules: ['RFC 3339 date-time', 'at most 64 characters'],
-        description: 'RFC 3339 date-time; returned in UTC with a trailing Z',
+        rules: [
+          'RFC 3339 date-time',
+          'at most 64 characters',
+          'a real date and time in years 0100–9999, no leap second, at most milliseconds',
+        ],
+        description:
+          'RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z',
       },
       { name: 'location_id', type: 'integer', required: true, rules: ['≥ 1', '≤ 9007199254740991'] },
     ])

@@ -19,11 +19,11 @@ describe('openApiDocument', () => {
   it('gives a plain read 200, 400, 401, 406, 415, 429, 500 and 503, with HEAD beside it and OPTIONS', () => {
     const doc = documentOf('/things', { GET: { produces: ['application/json'], handler } })
     const item = doc.paths['/things']
-    // 400: malformed percent-encoding in the target, on every operation.
+    // 400: malformed percent-encoding in the target (or no Host), on every operation.
     assert.deepEqual(statuses(item.get), ['200', '400', '401', '406', '415', '429', '500', '503'])
     assert.deepEqual(statuses(item.head), statuses(item.get))
     assert.equal(item.head.responses[200].content, undefined, 'HEAD has no body')
-    assert.deepEqual(statuses(item.options), ['204', '500'])
+    assert.deepEqual(statuses(item.options), ['204', '400', '413', '415', '500'])
     assert.equal(item.options.responses[204].headers.Allow.required, true)
   })
 

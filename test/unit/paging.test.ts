@@ -5,6 +5,7 @@ import { DomainError } from '../../src/domain/errors.ts'
 import {
   defaultPage,
   lastPage,
+  maxPage,
   offsetOf,
   type PagingInput,
   pageRelations,
@@ -68,12 +69,17 @@ describe('resolvePage', () => {
       assert.deepEqual(resolvePage({ per_page: 7 }, {}, 7), { page: 1, perPage: 7 })
     })
 
-    it('accepts a very large page (a page past the end is not an error)', () => {
+    it('accepts a very large page up to maxPage (a page past the end is not an error)', () => {
       assert.deepEqual(resolvePage({ page: 1_000_000 }, {}, max), { page: 1_000_000, perPage: 20 })
-      assert.deepEqual(resolvePage({ page: Number.MAX_SAFE_INTEGER }, {}, max), {
-        page: Number.MAX_SAFE_INTEGER,
-        perPage: 20,
-      })
+      assert.deepEqual(resolvePage({ page: maxPage }, {}, max), { page: maxPage, perPage: 20 })
+      assert.deepEqual(resolvePage(undefined, { page: String(maxPage) }, max), { page: maxPage, perPage: 20 })
+    })
+
+    it('refuses a page above maxPage (10^9: offsets stay exact integers on both stores)', () => {
+      assert.equal(maxPage, 1_000_000_000)
+      badPaging({ page: maxPage + 1 }, {})
+      badPaging(undefined, { page: String(maxPage + 1) })
+      badPaging({ page: Number.MAX_SAFE_INTEGER }, {})
     })
 
     const bad: [string, PagingInput][] = [
@@ -186,17 +192,13 @@ describe('resolvePage', () => {
 
     it('agrees with itself for any valid pair given in both places', () => {
       fc.assert(
-        fc.property(
-          fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-          fc.integer({ min: 1, max }),
-          (page, perPage) => {
-            const expected = { page, perPage }
-            const query = { page: String(page), per_page: String(perPage) }
-            assert.deepEqual(resolvePage(undefined, query, max), expected)
-            assert.deepEqual(resolvePage({ page, per_page: perPage }, {}, max), expected)
-            assert.deepEqual(resolvePage({ page, per_page: perPage }, query, max), expected)
-          },
-        ),
+        fc.property(fc.integer({ min: 1, max: maxPage }), fc.integer({ min: 1, max }), (page, perPage) => {
+          const expected = { page, perPage }
+          const query = { page: String(page), per_page: String(perPage) }
+          assert.deepEqual(resolvePage(undefined, query, max), expected)
+          assert.deepEqual(resolvePage({ page, per_page: perPage }, {}, max), expected)
+          assert.deepEqual(resolvePage({ page, per_page: perPage }, query, max), expected)
+        }),
       )
     })
 
