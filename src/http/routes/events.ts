@@ -129,6 +129,11 @@ export function eventRoutes(
       ...eventWrite,
       confirmsCredentials: true,
       schema: { body: EventReplace, response: { 200: Event } },
+      // A person who edits the whole event expects PUT to move it too (issue 31): say how instead.
+      unknownFieldHints: {
+        location_id:
+          'is not taken by PUT, which replaces the title and the date only; an event moves to another location with PATCH and the merge patch {"location_id": <id>} (Content-Type application/merge-patch+json)',
+      },
       async handler(request, reply) {
         const id = eventId(request)
         const body = request.body
