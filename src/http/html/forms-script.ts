@@ -7,10 +7,31 @@
 // two inputs only, never in a cookie or storage; `credentials: 'omit'` keeps the browser from
 // remembering or prompting for them), then tells the person what happened, in words, in the
 // page's status region: the new state after an edit, field errors beside their fields (422), a
-// stale edit (412) with the offer to load the current version.
+// stale edit (412) with the offer to load the current version. A PATCH form sends a merge patch of
+// the fields the person changed; a form with a <dialog data-confirm> asks in the page first.
+import { months, weekdays } from './readable-date.ts'
+
 export const formsScript = `'use strict'
 ;(function () {
   var statusRegion = document.getElementById('status')
+  var weekdays = ${JSON.stringify(weekdays)}
+  var months = ${JSON.stringify(months)}
+
+  function two(n) {
+    return (n < 10 ? '0' : '') + n
+  }
+
+  // The same words as the pages (html/readable-date.ts): "Fri 4 Dec 2026, 19:30 UTC".
+  function readable(text) {
+    var d = new Date(text)
+    if (isNaN(d.getTime())) return text
+    var s = d.getUTCSeconds()
+    var ms = d.getUTCMilliseconds()
+    var time = two(d.getUTCHours()) + ':' + two(d.getUTCMinutes())
+    if (s || ms) time += ':' + two(s) + (ms ? '.' + String(ms).padStart(3, '0') : '')
+    return weekdays[d.getUTCDay()] + ' ' + d.getUTCDate() + ' ' + months[d.getUTCMonth()] + ' ' +
+      d.getUTCFullYear() + ', ' + time + ' UTC'
+  }
 
   function say(text, link) {
     if (!statusRegion) return
@@ -43,17 +64,72 @@ export const formsScript = `'use strict'
     return basic(user.value, password.value)
   }
 
+  // What the field held when the page was made or last saved.
+  function initial(field) {
+    if (field.tagName !== 'SELECT') return field.defaultValue
+    var chosen = Array.prototype.find.call(field.options, function (option) {
+      return option.defaultSelected
+    })
+    return chosen ? chosen.value : ''
+  }
+
   function bodyOf(form) {
     var body = {}
+    var patch = form.getAttribute('data-method') === 'PATCH'
     Array.prototype.forEach.call(form.elements, function (field) {
       if (!field.name || field.type === 'submit' || field.type === 'button') return
-      if (field.type === 'number') {
+      // RFC 7396: a merge patch carries the members to change; the unchanged ones stay out.
+      if (patch && field.value === initial(field)) return
+      if (field.type === 'number' || field.hasAttribute('data-number')) {
         if (field.value !== '') body[field.name] = Number(field.value)
       } else {
         body[field.name] = field.value
       }
     })
     return body
+  }
+
+  // A field shows \`value\` and takes it as its initial value: the next merge patch starts from it.
+  function hold(field, value) {
+    if (field.tagName === 'SELECT') {
+      Array.prototype.forEach.call(field.options, function (option) {
+        option.defaultSelected = option.value === value
+      })
+    } else {
+      field.defaultValue = value
+    }
+    field.value = value
+  }
+
+  // The event's location after a move: its link (the links' own rel) names the new one, and
+  // following it (a read, without credentials) gives its name and address.
+  function showLocation(links) {
+    var link = (links || []).find(function (l) {
+      return String(l.rel).split(' ').indexOf('/rel/location') >= 0
+    })
+    var name = document.querySelector('[data-location="name"]')
+    var address = document.querySelector('[data-location="address"]')
+    if (!link || !name) return
+    var id = link.uri.split('/').pop()
+    document.querySelectorAll('form[data-write] [name="location_id"]').forEach(function (field) {
+      hold(field, id)
+    })
+    var old = new URL(name.href)
+    // The link's uri is relative to the service's base: the part of the old href before it.
+    var base = old.pathname.slice(0, old.pathname.lastIndexOf('/locations/'))
+    var target = new URL(base + link.uri, old).href
+    if (name.href === target) return
+    name.href = target
+    var option = document.querySelector('select[name="location_id"] option[value="' + id + '"]')
+    name.textContent = option ? option.textContent : 'Location ' + id
+    if (address) address.textContent = ''
+    fetch(target, { headers: { accept: link.type + '+json' }, credentials: 'omit' }).then(function (response) {
+      return response.ok ? response.json() : undefined
+    }).then(function (location) {
+      if (!location) return
+      name.textContent = location.name
+      if (address) address.textContent = ', ' + location.address
+    }, function () {})
   }
 
   function clearErrors(form) {
@@ -65,20 +141,25 @@ export const formsScript = `'use strict'
     })
   }
 
-  // The state a read or a write answered: every [data-field] shows it, every form's field holds it,
-  // and the ETag becomes the next write's If-Match.
+  // The state a read or a write answered: every [data-field] shows it (a <time> in words, its
+  // instant in datetime), every form's field holds it, and the ETag becomes the next write's If-Match.
   function show(representation, etag) {
     Object.keys(representation).forEach(function (name) {
       var value = representation[name]
       if (typeof value === 'object') return
       document.querySelectorAll('[data-field="' + name + '"]').forEach(function (element) {
-        element.textContent = String(value)
-        if (element.tagName === 'TIME') element.setAttribute('datetime', String(value))
+        if (element.tagName === 'TIME') {
+          element.setAttribute('datetime', String(value))
+          element.textContent = readable(String(value))
+        } else {
+          element.textContent = String(value)
+        }
       })
       document.querySelectorAll('form[data-write] [name="' + name + '"]').forEach(function (field) {
-        field.value = String(value)
+        hold(field, String(value))
       })
     })
+    showLocation(representation.links)
     var name = representation.title || representation.name
     if (name) document.title = name + ' — Event Resource Service'
     if (etag) {
@@ -222,10 +303,33 @@ export const formsScript = `'use strict'
   document.querySelectorAll('[data-needs-script]').forEach(function (element) {
     element.hidden = false
   })
+  // The question asked before sending, in the page's own <dialog>: "yes" sends, "no" or Escape
+  // closes it and sends nothing.
+  function confirmThenSend(form, dialog) {
+    var yes = dialog.querySelector('[data-confirm-yes]')
+    var no = dialog.querySelector('[data-confirm-no]')
+    yes.addEventListener('click', function () {
+      dialog.close('yes')
+      send(form)
+    })
+    no.addEventListener('click', function () {
+      dialog.close('no')
+    })
+    dialog.addEventListener('close', function () {
+      if (dialog.returnValue !== 'yes') say('Nothing was deleted.')
+    })
+    return function () {
+      dialog.returnValue = ''
+      dialog.showModal()
+    }
+  }
+
   document.querySelectorAll('form[data-write]').forEach(function (form) {
+    var dialog = form.querySelector('dialog[data-confirm]')
+    var submit = dialog ? confirmThenSend(form, dialog) : function () { send(form) }
     form.addEventListener('submit', function (event) {
       event.preventDefault()
-      send(form)
+      submit()
     })
   })
   // A GET form leaves its empty fields out: the service reads "from=" as a date that is not one.
