@@ -1,12 +1,12 @@
 // GET /docs renders the OpenAPI document inlined in the page's script, without fetching it.
 //
 // Measured in headless Chromium (issue 31; time to `.information-container` visible, a new
-// context each time): 1.5–1.8 s on an idle machine, 2.0–3.4 s with the machine's two cores busy.
-// Most of it is Swagger UI's own work, whatever the server does: its 1.4 MB bundle runs (~0.5–0.9 s)
-// before it asks for the document, then it builds its OpenAPI 3.1 model (ApiDOM: ~0.9 s idle for
-// this 150 KB document; a smaller document with shared headers by $ref was no faster). Inlined,
-// the document needs no second request after the bundle has run (locally ~25 ms, on a real network
-// a round trip and 150 KB); the page still spends that CPU.
+// context each time): most of it is Swagger UI's own work, whatever the server does: its 1.4 MB
+// bundle runs (~0.5–0.9 s) before it asks for the document, then it builds its OpenAPI 3.1 model
+// (ApiDOM: ~0.9 s idle for this 150 KB document; a smaller document with shared headers by $ref
+// was no faster). Inlined, with no top bar, the page needs no second request after the bundle has
+// run and no text to parse from it: 15 loads each, interleaved, the two cores shared (load
+// average 3.5–5), median 1.94 s before and 1.45 s after (range 1.42–2.45 s, 1.31–2.33 s).
 //
 // Swagger UI takes the document from its `spec` option (@fastify/swagger-ui writes the options into
 // swagger-initializer.js). This plugin names the server as the page was reached: the document's
