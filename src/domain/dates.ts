@@ -23,14 +23,22 @@ export const dateTimePattern =
   `^(?:(?:${year}-${monthDay}|${leapYear}-02-29)${time}(?:[Zz]|${offset})` +
   `|0099-12-31${time}-(?:[01][0-9]|2[0-3]):[0-5][0-9])$`
 
-export type DateProblem = 'format' | 'impossible' | 'precision' | 'range'
+export type DateProblem = 'format' | 'plus-as-space' | 'impossible' | 'precision' | 'range'
+
+// A query string's unencoded '+' arrives as a space (the form encoding HTML and URLSearchParams
+// use), so `from=2026-12-01T00:00:00+01:00` reads as `…T00:00:00 01:00`: worth its own words.
+const spacedOffset = /^(.*\d{2}:\d{2}:\d{2}(?:\.\d+)?) (\d{2}:\d{2})$/
 
 /** Parses an RFC 3339 date-time to epoch milliseconds, or names what is wrong with it. */
 export function parseDateTime(
   text: string,
 ): { ok: true; value: number } | { ok: false; problem: DateProblem } {
   const m = rfc3339.exec(text)
-  if (!m) return { ok: false, problem: 'format' }
+  if (!m) {
+    const spaced = spacedOffset.exec(text)
+    const plus = spaced && rfc3339.test(`${spaced[1]}+${spaced[2]}`)
+    return { ok: false, problem: plus ? 'plus-as-space' : 'format' }
+  }
   const [, y, mo, d, h, mi, s, fraction = '', , sign, oh, om] = m
   const year = Number(y)
   const month = Number(mo)
@@ -126,6 +134,8 @@ function formatInRange(epochMillis: number): string {
 
 export const dateProblemText: Record<DateProblem, string> = {
   format: 'must be an RFC 3339 date-time such as 2026-12-04T19:30:00Z',
+  'plus-as-space':
+    "has a space where its offset's '+' belongs: it looks like the '+' was sent unencoded in the query string, where '+' means a space; write it as %2B (2026-12-01T00:00:00%2B01:00) or give the date in UTC with Z",
   impossible: 'is not a real calendar date and time',
   precision: 'may carry at most millisecond precision',
   range: 'must fall between the years 0100 and 9999 in UTC',

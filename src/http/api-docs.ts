@@ -9,6 +9,7 @@ import { mediaTypes } from '../contract/media-types.ts'
 import { contentEtag } from '../domain/etag.ts'
 import type { Authenticate } from './authenticate.ts'
 import { notModified } from './conditional.ts'
+import { inlineDocumentPlugin } from './docs-inline.ts'
 import { paths } from './links.ts'
 import { type DocumentInfo, type DocumentLimits, defaultLimits, openApiDocument } from './openapi.ts'
 import { type Json, responseHeaders } from './openapi-parts.ts'
@@ -78,9 +79,17 @@ export function registerApiDocs(
       // The page's asset URLs become ./docs/static/…: relative, so they work behind a path prefix.
       indexPrefix: '.',
       theme: { title: 'Event Resource Service API' },
-      uiConfig: { deepLinking: true },
-      // The page loads the document from ./json. Its server "/" would resolve to the host's root,
-      // past a proxy's path prefix: this copy names the base the page was reached at (TRUST_PROXY).
+      uiConfig: {
+        deepLinking: true,
+        // No top bar: it showed Fastify's logo and an "Explore" box holding /docs/json. The page
+        // opens with the document's own title, the service's name.
+        layout: 'BaseLayout',
+        // The document travels inside swagger-initializer.js (docs-inline.ts): no second request.
+        spec: document as Record<string, unknown>,
+        plugins: [inlineDocumentPlugin],
+      },
+      // ./json (and ./yaml) still serve the document, for tools. Its server "/" would resolve to the
+      // host's root, past a proxy's path prefix: this copy names the base reached (TRUST_PROXY).
       transformSpecificationClone: false,
       transformSpecification: (spec, request) => ({
         ...spec,

@@ -41,8 +41,11 @@ export interface PagedCollection<T, S> {
   /** `selection` is undefined for the whole collection. */
   read(page: Page, selection: S | undefined): Promise<{ total: number; items: readonly T[] }>
   represent(total: number, items: readonly T[]): unknown
-  /** The HTML view of a page, offered last (after `produces`); absent where there is none. */
-  html?(url: UrlOf, view: CollectionView<T>): Html
+  /**
+   * The HTML view of a page, offered last (after `produces`); absent where there is none. It may
+   * read more (the names of the events' locations), as a few calls for the whole page.
+   */
+  html?(url: UrlOf, view: CollectionView<T>): Html | Promise<Html>
 }
 
 /**
@@ -88,7 +91,7 @@ export function pagedCollection<T extends { id: number; version: number }, S = n
       const parameters = chosen === undefined ? [] : (selection?.query(chosen) ?? [])
       const { total, items } = await collection.read(page, chosen)
       if (html && request.representation === mediaTypes.html) {
-        const view = html((path) => request.externalUrl(path), { page, total, items, parameters })
+        const view = await html((path) => request.externalUrl(path), { page, total, items, parameters })
         return sendHtml(request, reply, view, `this page of ${collection.what}`, {
           link: pageLinkHeader(page, total, collection.path, parameters),
         })

@@ -115,6 +115,7 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
     const all = fastifyError.validation.map((v) => ({
       pointer: pointerOf(v.instancePath, v.params),
       detail:
+        unknownFieldHint(request, v.keyword, v.instancePath, v.params.additionalProperty) ??
         friendlier[`${v.keyword}:${v.params.format ?? v.params.pattern ?? ''}`] ??
         (v.message === undefined ? 'is invalid' : echo(v.message)),
     }))
@@ -143,6 +144,15 @@ const friendlier: Record<string, string> = {
   'format:date-time': dateTimeDetail,
   [`pattern:${dateTimePattern}`]: dateTimeDetail,
   [`pattern:${visibleText}`]: 'must contain something other than whitespace and invisible characters',
+}
+
+/** The operation's own words for a top-level member its body may not carry (Operation.unknownFieldHints). */
+function unknownFieldHint(request: FastifyRequest, keyword: string, path: string, name: unknown) {
+  const hints = request.routeOptions.config.operation?.unknownFieldHints
+  if (keyword !== 'additionalProperties' || path !== '' || typeof name !== 'string' || !hints)
+    return undefined
+  // Own members only: a body member named "constructor" must not find Object.prototype's.
+  return Object.hasOwn(hints, name) ? hints[name] : undefined
 }
 
 function pointerOf(instancePath: string, params: Record<string, unknown>): string {

@@ -34,6 +34,12 @@ export interface Operation<S extends FastifySchema = FastifySchema> {
   readonly bodyRequired?: boolean
   /** Status of a schema validation failure: 422 for fields, 400 for parameters. */
   readonly validationStatus?: 400 | 422
+  /**
+   * What to say, in place of the validator's "must NOT have additional properties", about a
+   * member the body may not carry at its top level, by name: where a person is likely to send it
+   * and the request they want is another (PUT /events/<id> with `location_id`: that is PATCH).
+   */
+  readonly unknownFieldHints?: Readonly<Record<string, string>>
   readonly schema?: S
   /**
    * A link relation whose documentation tells what the operation offers beyond this table (GET

@@ -144,6 +144,8 @@ export interface EventStore {
   watchChanges(wake: () => void): () => Promise<void>
 
   getLocation(id: number): Promise<Location | undefined>
+  /** The locations among `ids` that exist, in id order: one read for a page of events (≤ 100 ids). */
+  getLocations(ids: readonly number[]): Promise<Location[]>
   createLocation(location: NewLocation): Promise<Location>
   /** A location with exactly this name and address (the oldest, when there are several). */
   findLocation(location: NewLocation): Promise<Location | undefined>

@@ -328,6 +328,21 @@ export class KyselyStore implements EventStore {
     return this.#hotRead(this.#hot.location(id), ([row]) => row && toLocation(row))
   }
 
+  async getLocations(ids: readonly number[]) {
+    if (ids.length === 0) return []
+    // One statement for a page's worth of ids (the HTML list names each event's location).
+    const distinct = [...new Set(ids)]
+    return this.#guard(async () => {
+      const rows = await this.#db
+        .selectFrom('locations')
+        .selectAll()
+        .where('id', 'in', distinct)
+        .orderBy('id')
+        .execute()
+      return rows.map(toLocation)
+    })
+  }
+
   async createLocation(location: NewLocation) {
     return this.#write(async (trx) => {
       requireStorable('/name', location.name)

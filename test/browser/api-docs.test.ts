@@ -40,7 +40,9 @@ describe('the API reference page, /docs, in a browser', { skip: !chromium }, () 
     const origin = new URL(url).host
     const elsewhere: string[] = []
     const errors: string[] = []
+    const requested: string[] = []
     page.on('request', (request) => {
+      requested.push(new URL(request.url()).pathname)
       const target = new URL(request.url())
       // data: URIs (the logo) go nowhere.
       if (target.protocol !== 'data:' && target.host !== origin) elsewhere.push(request.url())
@@ -49,8 +51,16 @@ describe('the API reference page, /docs, in a browser', { skip: !chromium }, () 
       if (message.type() === 'error') errors.push(message.text())
     })
     page.on('pageerror', (error) => errors.push(error.message))
+    const started = Date.now()
     await page.goto(url)
+    await page.waitForSelector('.swagger-ui .information-container', { state: 'visible', timeout: 30_000 })
+    const renderedMs = Date.now() - started
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 })
+    const top = await page.evaluate(() => ({
+      topbar: document.querySelectorAll('.topbar').length,
+      title: document.querySelector('.information-container .title')?.textContent ?? '',
+      text: document.body.innerText,
+    }))
     const shown = await page.evaluate(() =>
       [...document.querySelectorAll('.opblock-summary-path')].map((e) => e.getAttribute('data-path')),
     )
@@ -58,7 +68,7 @@ describe('the API reference page, /docs, in a browser', { skip: !chromium }, () 
     mkdirSync(artifacts, { recursive: true })
     await page.screenshot({ path: join(artifacts, screenshot), fullPage: true })
     await page.close()
-    return { shown: new Set(shown), elsewhere, errors, server }
+    return { shown: new Set(shown), elsewhere, errors, server, requested, renderedMs, top }
   }
 
   it('lists every path of the document, with no console error and no request to another host', async () => {
@@ -66,6 +76,25 @@ describe('the API reference page, /docs, in a browser', { skip: !chromium }, () 
     for (const path of paths) assert.ok(shown.has(path), `${path} is listed`)
     assert.deepEqual(elsewhere, [], 'every request stays on the service')
     assert.deepEqual(errors, [], 'no console errors')
+  })
+
+  it("shows the service's name, without Fastify's top bar and its Explore box", async (t) => {
+    const { top, renderedMs } = await open(`${service.baseUrl}/docs`, 'api-docs-top.png')
+    t.diagnostic(`the first heading showed after ${renderedMs} ms`)
+    assert.equal(top.topbar, 0, 'no top bar (its logo and Explore box)')
+    assert.doesNotMatch(top.text, /Explore/)
+    assert.match(top.title, /^Event Resource Service/)
+  })
+
+  it('renders from the document inlined in the page: nothing fetches /docs/json', async (t) => {
+    const { requested, renderedMs, shown } = await open(`${service.baseUrl}/docs`, 'api-docs-inlined.png')
+    t.diagnostic(`the first heading showed after ${renderedMs} ms`)
+    assert.ok(shown.size > 0)
+    assert.deepEqual(
+      requested.filter((path) => /\/docs\/(json|yaml)$|openapi\.json$/.test(path)),
+      [],
+      `the requests were: ${requested.join(' ')}`,
+    )
   })
 
   it('works behind a proxy that adds a path prefix', { skip: nginxSkipReason }, async () => {

@@ -114,7 +114,12 @@ describe('the HTML view in a browser', { skip: !chromium }, () => {
     // The new ETag is the next If-Match: a second edit from the same page succeeds as well.
     await page.locator('#edit-date').fill('2027-03-01T10:00:00+01:00')
     await page.getByRole('button', { name: 'Save' }).click()
-    await page.locator('time[data-field="date"]').filter({ hasText: '2027-03-01T09:00:00Z' }).waitFor()
+    await page.locator('time[data-field="date"]').filter({ hasText: 'Mon 1 Mar 2027, 09:00 UTC' }).waitFor()
+    assert.equal(
+      await page.locator('time[data-field="date"]').getAttribute('datetime'),
+      '2027-03-01T09:00:00Z',
+      'the instant, as the JSON writes it',
+    )
     assert.equal((await service.request('GET', `/events/${id}`)).json().date, '2027-03-01T09:00:00Z')
     await page.screenshot({ path: `${artifacts}/html-event-edited.png`, fullPage: true })
     await page.close()
@@ -173,7 +178,7 @@ describe('the HTML view in a browser', { skip: !chromium }, () => {
     await credentials(page)
     await page.locator('#create-title').fill('Made in a browser')
     await page.locator('#create-date').fill('2027-05-01T19:00:00Z')
-    await page.locator('#create-location_id').fill(String(locationId))
+    await page.locator('#create-location_id').selectOption(String(locationId))
     await page.getByRole('button', { name: 'Add the event' }).click()
     await status(page, 'Created')
     await page.locator('#status a').click()
@@ -182,6 +187,7 @@ describe('the HTML view in a browser', { skip: !chromium }, () => {
     assert.equal(await page.locator('h1').textContent(), 'Made in a browser')
     await credentials(page)
     await page.getByRole('button', { name: 'Delete this event' }).click()
+    await page.getByRole('button', { name: 'Yes, delete it' }).click()
     await status(page, 'Deleted')
     await page.screenshot({ path: `${artifacts}/html-event-deleted.png`, fullPage: true })
     assert.equal((await service.request('GET', `/events/${id}`)).status, 404)
@@ -199,6 +205,7 @@ describe('the HTML view in a browser', { skip: !chromium }, () => {
     await status(page, 'Saved')
     assert.equal(await page.locator('h1').textContent(), 'Old Town Hall')
     await page.getByRole('button', { name: 'Delete this location' }).click()
+    await page.getByRole('button', { name: 'Yes, delete it' }).click()
     await status(page, /409 Conflict.*events still take place/)
     await page.screenshot({ path: `${artifacts}/html-location-in-use.png`, fullPage: true })
     assert.equal((await service.request('GET', `/locations/${locationId}`)).json().name, 'Old Town Hall')

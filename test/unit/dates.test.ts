@@ -186,6 +186,15 @@ describe('parseDateTime', () => {
     for (const text of cases) {
       it(`rejects ${JSON.stringify(text)} as a format problem`, () => rejected(text, 'format'))
     }
+
+    it("names a space where the offset's '+' belongs (an unencoded '+' in a query string)", () => {
+      rejected('2026-12-01T00:00:00 01:00', 'plus-as-space')
+      rejected('2026-12-01T00:00:00.250 05:30', 'plus-as-space')
+      // Not an offset with its '+' lost: these stay format problems.
+      rejected('2026-12-01T00:00:00 0100', 'format')
+      rejected('2026-12-01 00:00:00 01:00', 'format')
+      rejected('2026-12-01T00:00:00  01:00', 'format')
+    })
   })
 
   describe('range', () => {

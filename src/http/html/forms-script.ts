@@ -7,10 +7,15 @@
 // two inputs only, never in a cookie or storage; `credentials: 'omit'` keeps the browser from
 // remembering or prompting for them), then tells the person what happened, in words, in the
 // page's status region: the new state after an edit, field errors beside their fields (422), a
-// stale edit (412) with the offer to load the current version.
+// stale edit (412) with the offer to load the current version. A PATCH form sends a merge patch of
+// the fields the person changed; a form with a <dialog data-confirm> asks in the page first. How the
+// page shows a representation it receives is in forms-script-state.ts.
+import { stateScript } from './forms-script-state.ts'
+
 export const formsScript = `'use strict'
 ;(function () {
   var statusRegion = document.getElementById('status')
+${stateScript}
 
   function say(text, link) {
     if (!statusRegion) return
@@ -45,9 +50,12 @@ export const formsScript = `'use strict'
 
   function bodyOf(form) {
     var body = {}
+    var patch = form.getAttribute('data-method') === 'PATCH'
     Array.prototype.forEach.call(form.elements, function (field) {
       if (!field.name || field.type === 'submit' || field.type === 'button') return
-      if (field.type === 'number') {
+      // RFC 7396: a merge patch carries the members to change; the unchanged ones stay out.
+      if (patch && field.value === initial(field)) return
+      if (field.type === 'number' || field.hasAttribute('data-number')) {
         if (field.value !== '') body[field.name] = Number(field.value)
       } else {
         body[field.name] = field.value
@@ -63,32 +71,6 @@ export const formsScript = `'use strict'
     form.querySelectorAll('[aria-invalid]').forEach(function (field) {
       field.removeAttribute('aria-invalid')
     })
-  }
-
-  // The state a read or a write answered: every [data-field] shows it, every form's field holds it,
-  // and the ETag becomes the next write's If-Match.
-  function show(representation, etag) {
-    Object.keys(representation).forEach(function (name) {
-      var value = representation[name]
-      if (typeof value === 'object') return
-      document.querySelectorAll('[data-field="' + name + '"]').forEach(function (element) {
-        element.textContent = String(value)
-        if (element.tagName === 'TIME') element.setAttribute('datetime', String(value))
-      })
-      document.querySelectorAll('form[data-write] [name="' + name + '"]').forEach(function (field) {
-        field.value = String(value)
-      })
-    })
-    var name = representation.title || representation.name
-    if (name) document.title = name + ' — Event Resource Service'
-    if (etag) {
-      document.querySelectorAll('form[data-if-match]').forEach(function (form) {
-        form.setAttribute('data-if-match', etag)
-      })
-      document.querySelectorAll('[data-field="etag"]').forEach(function (element) {
-        element.textContent = etag
-      })
-    }
   }
 
   function readProblem(response) {
@@ -222,10 +204,33 @@ export const formsScript = `'use strict'
   document.querySelectorAll('[data-needs-script]').forEach(function (element) {
     element.hidden = false
   })
+  // The question asked before sending, in the page's own <dialog>: "yes" sends, "no" or Escape
+  // closes it and sends nothing.
+  function confirmThenSend(form, dialog) {
+    var yes = dialog.querySelector('[data-confirm-yes]')
+    var no = dialog.querySelector('[data-confirm-no]')
+    yes.addEventListener('click', function () {
+      dialog.close('yes')
+      send(form)
+    })
+    no.addEventListener('click', function () {
+      dialog.close('no')
+    })
+    dialog.addEventListener('close', function () {
+      if (dialog.returnValue !== 'yes') say('Nothing was deleted.')
+    })
+    return function () {
+      dialog.returnValue = ''
+      dialog.showModal()
+    }
+  }
+
   document.querySelectorAll('form[data-write]').forEach(function (form) {
+    var dialog = form.querySelector('dialog[data-confirm]')
+    var submit = dialog ? confirmThenSend(form, dialog) : function () { send(form) }
     form.addEventListener('submit', function (event) {
       event.preventDefault()
-      send(form)
+      submit()
     })
   })
   // A GET form leaves its empty fields out: the service reads "from=" as a date that is not one.

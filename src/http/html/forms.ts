@@ -35,10 +35,61 @@ ${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}
 <p class="field-error" id="${id}-error" data-error-for="${name}"></p>`
 }
 
+/** One option of a select: a location, say, by id. */
+export interface Choice {
+  readonly value: number
+  readonly label: string
+}
+
+export interface SelectSpec {
+  readonly name: string
+  readonly label: string
+  readonly choices: readonly Choice[]
+  /** The value selected when the page is made; absent: a first option that names none. */
+  readonly value?: number
+  readonly hint?: string
+}
+
+/** A labelled select whose values are ids (the script sends them as numbers), with its error slot. */
+export function selectField(formId: string, { name, label, choices, value, hint }: SelectSpec) {
+  const id = `${formId}-${name}`
+  const described = hint ? `${id}-hint ${id}-error` : `${id}-error`
+  const options = choices.map(
+    (choice) =>
+      html`<option value="${choice.value}"${choice.value === value && html` selected`}>${choice.label}</option>`,
+  )
+  return html`<label for="${id}">${label}</label>
+<select id="${id}" name="${name}" data-number aria-required="true" aria-describedby="${described}">
+${value === undefined && html`<option value="">Choose one</option>`}${options}
+</select>
+${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}
+<p class="field-error" id="${id}-error" data-error-for="${name}"></p>`
+}
+
+/**
+ * Asked in the page before the form is sent (a <dialog>, opened by the script as a modal: the
+ * person confirms or keeps things as they are; Escape keeps them too).
+ */
+export interface Confirmation {
+  readonly question: string
+  readonly consequence: string
+  readonly yes: string
+  readonly no: string
+}
+
+/** The question before a delete: `what` names the thing deleted. */
+export const deleteConfirmation = (what: string): Confirmation => ({
+  question: `Delete ${what}?`,
+  consequence: 'It is gone for good: this cannot be undone.',
+  yes: 'Yes, delete it',
+  no: 'No, keep it',
+})
+
 export interface WriteFormSpec {
   readonly id: string
   readonly heading: string
-  readonly method: 'POST' | 'PUT' | 'DELETE'
+  /** PATCH forms send a merge patch of the fields the person changed, and nothing else. */
+  readonly method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** Public URL of the request's target. */
   readonly action: string
   /** The media type of the JSON body; absent for DELETE. */
@@ -52,13 +103,24 @@ export interface WriteFormSpec {
   readonly collection: string
   readonly fields?: Interpolation
   readonly submit: string
+  readonly confirm?: Confirmation
 }
 
 export function writeForm(spec: WriteFormSpec) {
+  const { confirm } = spec
+  const dialog = confirm
+    ? html`<dialog id="${spec.id}-confirm" data-confirm aria-labelledby="${spec.id}-confirm-question" aria-describedby="${spec.id}-confirm-consequence">
+<p class="question" id="${spec.id}-confirm-question">${confirm.question}</p>
+<p id="${spec.id}-confirm-consequence">${confirm.consequence}</p>
+<div class="choices"><button type="button" data-confirm-yes>${confirm.yes}</button>
+<button type="button" data-confirm-no autofocus>${confirm.no}</button></div>
+</dialog>`
+    : undefined
   return html`<form id="${spec.id}" data-write data-method="${spec.method}" data-action="${spec.action}"${spec.type && html` data-type="${spec.type}"`} data-accept="${spec.accept}"${spec.ifMatch && html` data-if-match="${spec.ifMatch}"`} data-success="${spec.success}" data-collection="${spec.collection}" aria-labelledby="${spec.id}-heading" novalidate>
 <h3 id="${spec.id}-heading">${spec.heading}</h3>
 ${spec.fields}
 <button type="submit">${spec.submit}</button>
+${dialog}
 </form>`
 }
 

@@ -6,7 +6,7 @@ import { pageRelations } from '../../domain/paging.ts'
 import type { Location } from '../../domain/types.ts'
 import { locationLinks, paths } from '../links.ts'
 import { html } from './escape.ts'
-import { changeSection, field, writeForm } from './forms.ts'
+import { changeSection, deleteConfirmation, field, writeForm } from './forms.ts'
 import { page, type UrlOf } from './layout.ts'
 import { type CollectionView, linkList, pageLinks } from './parts.ts'
 
@@ -90,6 +90,7 @@ ${changeSection('Change this location', [
     success: 'deleted',
     collection: url(paths.locations),
     submit: 'Delete this location',
+    confirm: deleteConfirmation(`the location “${location.name}”`),
   }),
 ])}`
   return page(url, { title: location.name, path: paths.location(location.id), main, forms: true })

@@ -20,7 +20,7 @@ dd { margin: 0; }
 form { margin: 1rem 0; }
 fieldset { border: 1px solid #8886; margin: 0 0 1rem; }
 label { display: block; font-weight: bold; margin-top: .5rem; }
-input { display: block; font: inherit; padding: .25rem; max-width: 100%; }
+input, select { display: block; font: inherit; padding: .25rem; max-width: 100%; }
 button { display: block; font: inherit; padding: .3rem .9rem; margin-top: .75rem; cursor: pointer; }
 .hint { color: var(--muted); font-size: .9em; margin: 0; }
 .field-error { color: var(--error); margin: 0; }
@@ -30,4 +30,10 @@ button { display: block; font: inherit; padding: .3rem .9rem; margin-top: .75rem
 .status:empty { border: 0; }
 .pages { margin: 1rem 0; }
 code { overflow-wrap: anywhere; }
+/* A row's name (a field of /rel/…) is one word: never broken inside it, whatever the other columns need. */
+th[scope="row"], th[scope="row"] code { white-space: nowrap; overflow-wrap: normal; }
+dialog { max-width: 30rem; border: 1px solid; padding: 1rem 1.25rem; }
+dialog::backdrop { background: #0006; }
+dialog .question { font-weight: bold; margin-top: 0; }
+dialog .choices { display: flex; gap: 1rem; }
 `

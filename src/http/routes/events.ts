@@ -17,7 +17,7 @@ import type { EventStore } from '../../store/event-store.ts'
 import { confirmedWrite } from '../authenticate.ts'
 import { requirePreconditions, writePrecondition } from '../conditional.ts'
 import type { ChangeFeed } from '../event-feed.ts'
-import { eventCollectionPage, eventPage } from '../html/event-pages.ts'
+import { eventCollectionPage, eventPage, type LocationChoices, locationChoice } from '../html/event-pages.ts'
 import { idempotencyLifetimeMs, parseIdempotencyKey, requestFingerprint } from '../idempotency-key.ts'
 import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
@@ -65,7 +65,14 @@ export function eventRoutes(
       return { total, items: events }
     },
     represent: representCollection,
-    html: eventCollectionPage,
+    // The page names each event's location: one read for the ids on the page, not one per event.
+    html: async (url, view) => {
+      const [locations, choices] = await Promise.all([
+        store.getLocations(view.items.map((event) => event.locationId)),
+        locationChoices(store),
+      ])
+      return eventCollectionPage(url, view, locations, choices)
+    },
   })
 
   registerResource(app, paths.events, {
@@ -122,13 +129,24 @@ export function eventRoutes(
       schema: { response: { 200: Event } },
       get: (id) => store.getEvent(id),
       represent: representEvent,
-      // The page names the event's location: the one read beside the event's.
-      html: async (url, event) => eventPage(url, event, await store.getLocation(event.locationId)),
+      // The page names the event's location, and its edit form offers the locations to move to.
+      html: async (url, event) => {
+        const [location, choices] = await Promise.all([
+          store.getLocation(event.locationId),
+          locationChoices(store),
+        ])
+        return eventPage(url, event, location, choices)
+      },
     }),
     PUT: operation({
       ...eventWrite,
       confirmsCredentials: true,
       schema: { body: EventReplace, response: { 200: Event } },
+      // A person who edits the whole event expects PUT to move it too (issue 31): say how instead.
+      unknownFieldHints: {
+        location_id:
+          'is not taken by PUT, which replaces the title and the date only; an event moves to another location with PATCH and the merge patch {"location_id": <id>} (Content-Type application/merge-patch+json)',
+      },
       async handler(request, reply) {
         const id = eventId(request)
         const body = request.body
@@ -163,6 +181,15 @@ export function eventRoutes(
       },
     },
   })
+}
+
+/** A select lists at most this many locations; past it, the forms take a location's id. */
+const maxLocationChoices = 200
+
+/** The locations the HTML forms offer, in id order, or undefined when there are too many to list. */
+async function locationChoices(store: EventStore): Promise<LocationChoices> {
+  const { total, locations } = await store.listLocations({ page: 1, perPage: maxLocationChoices })
+  return total > locations.length ? undefined : locations.map(locationChoice)
 }
 
 const sendEvent = (reply: FastifyReply, event: DomainEvent) =>

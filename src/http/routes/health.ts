@@ -1,5 +1,6 @@
 // Liveness says the process answers; readiness says it can reach its database. With REDIS_URL set,
-// readiness also tells whether the rate-limit counters are shared through Redis (`checks.redis`):
+// readiness also tells whether the rate-limit counters are shared through Redis (`checks.redis`,
+// and in words `details.redis`):
 // Redis being away is no outage (each instance counts alone meanwhile), so it never turns the
 // answer into a 503 that would take every instance out of a load balancer at once.
 import type { FastifyInstance } from 'fastify'
@@ -31,8 +32,17 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
           reply.header('retry-after', '5')
           throw new DomainError('unavailable', 'the database cannot be reached')
         }
+        // One flat entry per dependency; the words about Redis's state beside them, not inside.
         const redis = counters?.state()
-        return reply.send(redis ? { status: 'ready', checks: { redis } } : { status: 'ready' })
+        return reply.send(
+          redis
+            ? {
+                status: 'ready',
+                checks: { database: 'up', redis: redis.redis },
+                details: { redis: redis.detail },
+              }
+            : { status: 'ready', checks: { database: 'up' } },
+        )
       },
     },
   })
