@@ -6,8 +6,8 @@
 // the iteration without an error.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { mediaTypes } from '../contract/media-types.ts'
-import type { EventRepresentation, Link } from '../contract/schemas.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import type { EventRepresentation, Link } from './contract/representations.ts'
 import { ClientError, NetworkError, ProblemError } from './errors.ts'
 import type { Session } from './session.ts'
 import { type Outgoing, open, refusal } from './transport.ts'

@@ -1,7 +1,7 @@
 // What every part of a client shares: where the service is, how to reach it, the links of its
 // entry point (read once), and the ETag of each representation it has read.
-import { mediaTypes } from '../contract/media-types.ts'
-import type { EntryPointRepresentation } from '../contract/schemas.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import type { EntryPointRepresentation } from './contract/representations.ts'
 import { ClientError } from './errors.ts'
 import { findLink, normaliseBase, resolveUri } from './links.ts'
 import { send, type TransportOptions } from './transport.ts'
