@@ -133,7 +133,8 @@ export const commands: readonly Command[] = [
     help:
       'add an API key for signed requests and print its id\n' +
       'and secret, once (role: editor unless given; needs\n' +
-      'KEY_ENCRYPTION_KEY; --json: {"id", "secret"})',
+      'KEY_ENCRYPTION_KEY; --json: {"id", "secret"}); a name\n' +
+      'already taken is warned about and added all the same',
     run: async ({ operands: [name = ''], options, config }) => {
       const role = (options.role ?? 'editor') as Role
       if (!roles.includes(role)) throw new CliError(`--role must be one of ${roles.join(', ')}`)
