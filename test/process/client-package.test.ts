@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import {
   checkDeclarations,
@@ -92,6 +92,20 @@ describe('the client package, installed elsewhere', () => {
     assert.ok(!existsSync(join(installed(), 'src')), 'sources stay home')
     const manifest = JSON.parse(readFileSync(join(installed(), 'package.json'), 'utf8'))
     assert.deepEqual(manifest.engines, { node: '>=22' })
+  })
+
+  it('has a contract export that loads nothing of Node nor any package: a browser bundle can take it', () => {
+    const seen = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(/\bfrom '([^']+)'/g)) {
+        assert.ok(specifier.startsWith('./'), `${file} imports ${specifier}`)
+        visit(join(dirname(file), specifier))
+      }
+    }
+    visit(join(installed(), 'dist', 'contract', 'index.js'))
+    assert.ok(seen.size >= 3, [...seen].join(', '))
   })
 
   const ersClient = (args: string[]) =>
