@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
@@ -409,6 +410,41 @@ describe('ers client commands, whatever the store', () => {
     const result = await runCli(['events', 'list', '--url', 'http://127.0.0.1:9'], { PORT: 'x' })
     assert.equal(result.code, 1, result.stderr)
     assert.match(result.stderr, /^ers: cannot reach the service/)
+  })
+
+  it('events watch ends on SIGTERM even while the service has not answered, closing the connection', async () => {
+    // A listener that takes the connection and never answers: the watch waits for the entry point.
+    // Each socket is read (resumed), so that the end of the connection is seen.
+    const sockets: Socket[] = []
+    const silent = createServer((socket) => sockets.push(socket.resume())).listen(0, '127.0.0.1')
+    await once(silent, 'listening')
+    try {
+      const { port } = silent.address() as AddressInfo
+      const child = spawn(
+        process.execPath,
+        ['bin/ers.js', 'events', 'watch', '--url', `http://127.0.0.1:${port}`],
+        {
+          cwd: root,
+          env: { ...process.env, LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk
+      })
+      const exited = once(child, 'exit')
+      await poll(() => sockets.length > 0 || child.exitCode !== null)
+      process.kill(child.pid as number, 'SIGTERM')
+      const [code, killedBy] = await exited
+      assert.deepEqual({ code, killedBy, stderr }, { code: 0, killedBy: null, stderr: '' })
+      // Before this, the wait for the entry point could not be stopped: it hung until undici's
+      // own timeout (300 s), the connection open.
+      await poll(() => sockets.every((socket) => socket.closed))
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    }
   })
 
   it('says so, with exit 1, when no service answers at the URL', async () => {

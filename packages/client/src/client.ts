@@ -44,7 +44,7 @@ export class Events extends Resource<
 > {
   /** The change feed, resumed after a dropped connection until stopped (see change-feed.ts). */
   changes(options: ChangeFeedOptions = {}) {
-    return changeFeed(this.session, this.collectionUrl(), options)
+    return changeFeed(this.session, (signal) => this.collectionUrl(signal), options)
   }
 }
 

@@ -163,8 +163,8 @@ export class Resource<T extends Item, C, Create, Replace, Patch, Query> {
     return this.session.etags.get(item)
   }
 
-  protected collectionUrl(): Promise<URL> {
-    return this.session.entryLink(this.kind.collectionRel)
+  protected collectionUrl(signal?: AbortSignal): Promise<URL> {
+    return this.session.entryLink(this.kind.collectionRel, signal)
   }
 
   protected async read(url: URL): Promise<T> {

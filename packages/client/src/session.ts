@@ -9,10 +9,14 @@ import { send, type TransportOptions } from './transport.ts'
 export interface Session {
   readonly base: URL
   readonly transport: TransportOptions
-  /** GET / (read once; read again after a failure). */
-  entryPoint(): Promise<EntryPointRepresentation>
+  /**
+   * GET / (read once; read again after a failure). A `signal` stops the wait; it also stops the
+   * read when this call is the one that starts it (so that a stopped change feed leaves no
+   * request behind), and then every caller waiting for that read gets the abort.
+   */
+  entryPoint(signal?: AbortSignal): Promise<EntryPointRepresentation>
   /** The URL the entry point links with relation `rel`. */
-  entryLink(rel: string): Promise<URL>
+  entryLink(rel: string, signal?: AbortSignal): Promise<URL>
   /** Where a `uri` of a representation or a Link field points. */
   resolve(uri: string): URL
   /** ETags of representations as read, by object: kept as long as the caller keeps the object. */
@@ -27,24 +31,32 @@ export function createSession(baseUrl: string | URL, transport: TransportOptions
     transport,
     etags: new WeakMap(),
     resolve: (uri) => resolveUri(base, uri),
-    entryPoint() {
-      entry ??= send(transport, { method: 'GET', url: resolveUri(base, '/'), accept: mediaTypes.api }, [
-        mediaTypes.api,
-        mediaTypes.json,
-      ]).then(
+    entryPoint(signal) {
+      const outgoing = { method: 'GET', url: resolveUri(base, '/'), accept: mediaTypes.api, signal }
+      entry ??= send(transport, outgoing, [mediaTypes.api, mediaTypes.json]).then(
         (answer) => answer.json as EntryPointRepresentation,
         (error: unknown) => {
           entry = undefined
           throw error
         },
       )
-      return entry
+      return signal ? untilAborted(entry, signal) : entry
     },
-    async entryLink(rel) {
-      const link = findLink((await session.entryPoint()).links, rel)
+    async entryLink(rel, signal) {
+      const link = findLink((await session.entryPoint(signal)).links, rel)
       if (!link) throw new ClientError(`the entry point at ${base.href} has no link "${rel}"`)
       return session.resolve(link.uri)
     },
   }
   return session
+}
+
+/** `promise`, or the abort of `signal` if that comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason)
+    signal.addEventListener('abort', stop, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
+  })
 }
