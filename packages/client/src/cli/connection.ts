@@ -1,9 +1,13 @@
 // What every client command shares: where the service is and who is asking (flags, or ERS_*
 // variables), the client made from them, operands read as integers, and the client's failures told
 // as `ers` tells any: one line and an exit status.
+import { basename } from 'node:path'
 import type { EventServiceClient } from '../index.ts'
 import type { ClientOption, OptionValues } from './command-table.ts'
 import { CliError, exitFailure, UsageError } from './errors.ts'
+
+/** The command that runs, for what it prints itself: `ers` (the server's) or `ers-client`. */
+export const programName = () => basename(process.argv[1] ?? 'ers').replace(/\.js$/, '')
 
 /** Where `ers` finds the service when neither --url nor ERS_URL says: the server's own default. */
 export const defaultServiceUrl = 'http://localhost:8080'

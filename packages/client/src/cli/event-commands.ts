@@ -3,7 +3,7 @@
 
 import { eventTable, printJson, printLine } from './client-output.ts'
 import type { ClientCommand } from './command-table.ts'
-import { connectionOptions, integer, type Options, speaking, text } from './connection.ts'
+import { connectionOptions, integer, type Options, programName, speaking, text } from './connection.ts'
 import { UsageError } from './errors.ts'
 
 const eventFields = (options: Options) => ({
@@ -137,7 +137,7 @@ export const eventCommands: readonly ClientCommand[] = [
             signal: stop.signal,
             onReconnect: ({ delayMs, reason }) =>
               process.stderr.write(
-                `ers: the change feed was interrupted (${(reason as Error)?.message ?? reason}); ` +
+                `${programName()}: the change feed was interrupted (${(reason as Error)?.message ?? reason}); ` +
                   `reconnecting in ${Math.ceil(delayMs / 100) / 10} s\n`,
               ),
           })
