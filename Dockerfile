@@ -15,9 +15,13 @@
 FROM node:24-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `prepare` (npm run build) needs the sources, so they come before npm ci.
+# `prepare` (npm run build) needs the sources, so they come before npm ci; the client package
+# (a workspace: node_modules links to it) is built first, then the server.
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY packages/client/package.json packages/client/tsconfig.json ./packages/client/
+COPY packages/client/bin ./packages/client/bin
+COPY packages/client/src ./packages/client/src
 COPY src ./src
 RUN npm ci
 # Only what runs: drop TypeScript, Biome, tsx and the other development dependencies.
@@ -33,6 +37,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# What node_modules/@event-resource-service/client links to: the client package as built.
+COPY --from=build /app/packages/client/package.json ./packages/client/
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 # The SQLite database (events.db and, while it runs, events.db-wal and -shm) lives in the volume.
 RUN mkdir /data && chown node:node /data
 VOLUME /data

@@ -33,11 +33,11 @@ export interface LoadFigures {
   readonly driver: LoadGenerator
 }
 
-/** Loaded only for signed runs: src/client/sign-request.ts, exactly as a client would sign. */
+/** Loaded only for signed runs: packages/client/src/sign-request.ts, exactly as a client would sign. */
 async function signer(plan: RequestPlan): Promise<((request: DrawnRequest) => DrawnRequest) | undefined> {
   const key = plan.signingKey
   if (!key) return undefined
-  const { signRequest } = await import('../src/client/sign-request.ts')
+  const { signRequest } = await import('../packages/client/src/sign-request.ts')
   return (request) => ({
     ...request,
     headers: {

@@ -185,7 +185,7 @@ function postEvent(plan: RequestPlan, random: Random): DrawnRequest {
 
 /**
  * The next request of a scenario. `sign` adds the signature fields to a request (the load driver
- * passes src/client/sign-request.ts; without a key the request goes unsigned, as to the baseline).
+ * passes packages/client/src/sign-request.ts; without a key the request goes unsigned, as to the baseline).
  */
 export function drawRequest(
   plan: RequestPlan,

@@ -1,37 +1,33 @@
 // The commands of `ers`: what each takes, what it does, and the usage text made from the same table.
+
+import {
+  type ClientCommand,
+  type CommandBase,
+  clientCommands,
+  clientOptions,
+  clientUsage,
+  type OptionSpec,
+  usageLines,
+} from '@event-resource-service/client/cli'
 import { hashPassword } from '../auth/passwords.ts'
 import { type Config, environmentNames } from '../config.ts'
 import { passwordProblem } from '../domain/password-policy.ts'
 import { type Role, roles } from '../domain/types.ts'
 import type { KyselyStore } from '../store/kysely-store.ts'
 import { backup } from './backup.ts'
-import { clientCommands, clientUsage } from './client-commands.ts'
 import { CliError } from './errors.ts'
 
-/** Options of particular commands (every setting is also a flag of every command). */
+/**
+ * Options of particular commands (every setting is also a flag of every command): the client
+ * commands' (the client package's cli/command-table.ts), and the service commands' own. The
+ * client's `password`, `name` and `address` serve here too: a user's password, and a location's
+ * fields for `locations add`.
+ */
 export const commandOptions = {
+  ...clientOptions,
   role: { type: 'string' },
-  password: { type: 'string' },
-  name: { type: 'string' },
-  address: { type: 'string' },
   json: { type: 'boolean' },
-  // The client commands' (client-commands.ts); `password` is also theirs, as the credential.
-  url: { type: 'string' },
-  user: { type: 'string' },
-  key: { type: 'string' },
-  secret: { type: 'string' },
-  page: { type: 'string' },
-  'per-page': { type: 'string' },
-  all: { type: 'boolean' },
-  title: { type: 'string' },
-  date: { type: 'string' },
-  location: { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
-  q: { type: 'string' },
-  table: { type: 'boolean' },
-  after: { type: 'string' },
-} as const
+} as const satisfies Record<string, OptionSpec>
 export type CommandOption = keyof typeof commandOptions
 
 export interface Invocation {
@@ -41,32 +37,13 @@ export interface Invocation {
   readonly config: Config
 }
 
-interface CommandBase {
-  /** One or two words: `migrate`, `users add`. */
-  readonly name: string
-  /** Names of the operands after the command words (`NAME`, `FILE`); each is required. */
-  readonly operands: readonly string[]
-  readonly options: readonly CommandOption[]
-  /** The rest of the synopsis line after the operands, and what the command does. */
-  readonly synopsis: string
-  readonly help: string
-}
-
 /** A command that works on the service's database or runs it: it takes the service's settings. */
-interface ServiceCommand extends CommandBase {
+interface ServiceCommand extends CommandBase<CommandOption> {
   readonly client?: false
   run(invocation: Invocation): Promise<void>
 }
 
-/**
- * A client command (client-commands.ts): it speaks to a running service over HTTP, so the
- * service's settings are neither read from the environment nor taken as flags.
- */
-interface ClientCommand extends CommandBase {
-  readonly client: true
-  run(invocation: Omit<Invocation, 'config'>): Promise<void>
-}
-
+/** A service command, or a client command of the client package (the same table `ers-client` runs). */
 export type Command = ServiceCommand | ClientCommand
 
 export const commands: readonly Command[] = [
@@ -156,7 +133,8 @@ export const commands: readonly Command[] = [
     help:
       'add an API key for signed requests and print its id\n' +
       'and secret, once (role: editor unless given; needs\n' +
-      'KEY_ENCRYPTION_KEY; --json: {"id", "secret"})',
+      'KEY_ENCRYPTION_KEY; --json: {"id", "secret"}); a name\n' +
+      'already taken is warned about and added all the same',
     run: async ({ operands: [name = ''], options, config }) => {
       const role = (options.role ?? 'editor') as Role
       if (!roles.includes(role)) throw new CliError(`--role must be one of ${roles.join(', ')}`)
@@ -280,15 +258,6 @@ export const commands: readonly Command[] = [
 
 /** The usage text, from the table above and the settings. */
 export function usage(): string {
-  const lines = commands.flatMap((c) => {
-    const synopsis = [c.name, ...c.operands, c.synopsis].filter(Boolean).join(' ')
-    const [first = '', ...rest] = c.help.split('\n')
-    const head =
-      synopsis.length < 38
-        ? [`  ${synopsis.padEnd(38)}${first}`]
-        : [`  ${synopsis}`, `${' '.repeat(40)}${first}`]
-    return [...head, ...rest.map((line) => `${' '.repeat(40)}${line}`)]
-  })
   const rows = Object.entries(environmentNames).map(([key, env]) => [`  --${kebab(key)}`, env] as const)
   // Each flag and its variable on one line, however long the longest flag.
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2
@@ -296,7 +265,7 @@ export function usage(): string {
   return `Usage: ers <command> [options]
 
 Commands:
-${lines.join('\n')}
+${usageLines(commands)}
 
 Settings (flag, or environment variable):
 ${settings.join('\n')}

@@ -11,6 +11,10 @@ const out = (line: string) => {
   process.stdout.write(`${line}\n`)
 }
 
+const warn = (line: string) => {
+  process.stderr.write(`ers: warning: ${line}\n`)
+}
+
 /** NAME: what the key is for, 1–100 characters, no control characters, not only spaces. */
 export function keyNameProblem(name: string): string | undefined {
   const length = [...name].length
@@ -37,6 +41,14 @@ export async function addKey(
   store: KyselyStore,
   { name, role, json, encryptionKey }: { name: string; role: Role; json: boolean; encryptionKey: Buffer },
 ): Promise<void> {
+  // Names need not be unique (a key is told apart by its id), but a second key of one name is
+  // more often a command run twice, or a rotation whose old key is still live: say so, and add
+  // it all the same (as `locations add` does for a twin).
+  const twins = (await store.listApiKeys()).filter((key) => key.name === name)
+  if (twins.length > 0) {
+    const which = twins.map((key) => `${key.id}${key.revokedAt === undefined ? '' : ' (revoked)'}`)
+    warn(`a key named "${name}" already exists: ${which.join(', ')}; adding another`)
+  }
   const id = newKeyId()
   const secret = newKeySecret()
   const key = await store.createApiKey({

@@ -1,37 +1,4 @@
-// event-resource-service/client: a typed client of the Event Resource Service (docs/cli-and-client.md).
-
-export { mediaTypes } from '../contract/media-types.ts'
-export type {
-  EntryPointRepresentation,
-  EventCollectionRepresentation,
-  EventCreate,
-  EventPatch,
-  EventReplace,
-  EventRepresentation,
-  Link,
-  LocationCollectionRepresentation,
-  LocationCreate,
-  LocationPatch,
-  LocationReplace,
-  LocationRepresentation,
-  Problem,
-} from '../contract/schemas.ts'
-export type { Change, ChangeFeedOptions } from './change-feed.ts'
-export {
-  type ClientOptions,
-  type EventQuery,
-  EventServiceClient,
-  Events,
-  type LocationQuery,
-  Locations,
-} from './client.ts'
-export {
-  ClientError,
-  isPreconditionFailed,
-  NetworkError,
-  ProblemError,
-  UnexpectedResponseError,
-} from './errors.ts'
-export type { CreateOptions, Page, PageRelation, WriteOptions } from './resource.ts'
-export { type SignedFields, type SignRequestInput, signRequest } from './sign-request.ts'
-export type { Credentials } from './transport.ts'
+// event-resource-service/client: the server package's export of the client, kept for code that
+// imports it from there. The client is its own package, @event-resource-service/client
+// (packages/client), which installs without the server's dependencies.
+export * from '@event-resource-service/client'

@@ -1,15 +1,15 @@
 // Signed requests (CONTRACT.md §4, profiles ers-v2 and ers-v1 of RFC 9421 HTTP Message Signatures
 // with hmac-sha256, RFC 9530 Content-Digest). Each test writes the signature base out by hand, so a
 // mistake in the service's or the helper's base building cannot hide behind the other; the
-// success case also checks that the helper (src/client/sign-request.ts) makes the same fields.
+// success case also checks that the helper (packages/client/src/sign-request.ts) makes the same fields.
 // Two instances serve one database, so "once" and "revoked" are checked across instances.
 import assert from 'node:assert/strict'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { signRequest } from '../../packages/client/src/sign-request.ts'
 import { buildApp } from '../../src/app.ts'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
-import { signRequest } from '../../src/client/sign-request.ts'
 import { keyBytes, parseConfig } from '../../src/config.ts'
 import type { Role } from '../../src/domain/types.ts'
 import { prepareDatabase } from '../../src/prepare.ts'

@@ -1,17 +1,18 @@
-// The client commands of `ers` (events …, locations get) as a user runs them (bin/ers.js, the
+// The client commands of `ers` (events …, locations get|create|update|delete) as a user runs them (bin/ers.js, the
 // compiled build: `npm run build` first) against the real service on each store: what they print,
 // the credentials they take from flags or ERS_* variables, and how they fail.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
 import { EventServiceClient } from '../../src/client/index.ts'
 import { keyBytes } from '../../src/config.ts'
 import { poll, runCli } from '../support/process.ts'
-import { editor, reader, startService, type TestService } from '../support/service.ts'
+import { editor, reader, send, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const keyEncryptionKey = randomBytes(32).toString('base64')
@@ -252,44 +253,104 @@ for (const target of storeTargets) {
       assert.ok(anonymous.code === 1 && /^ers: (401|404) /.test(anonymous.stderr), anonymous.stderr)
     })
 
-    it('watches the change feed, one JSON line per change, and exits 0 on SIGINT', async () => {
-      const child = spawn(
-        process.execPath,
-        ['bin/ers.js', 'events', 'watch', '--after', '0', '--url', service.baseUrl],
-        {
-          cwd: root,
-          env: { ...process.env, LOG_LEVEL: 'silent' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+    it('creates, reads, updates and deletes a location over HTTP, printing the representations', async () => {
+      const created = JSON.parse(
+        await ok(['locations', 'create', '--name', 'Annex', '--address', '2 Side St', ...asEditor]),
       )
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk
-      })
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk
-      })
-      const exited = once(child, 'exit')
-      const watched = await create('Watched')
-      await poll(() => stdout.includes('"Watched"') || child.exitCode !== null)
-      child.kill('SIGINT')
-      const [code] = await exited
-      assert.equal(code, 0, stderr)
-      const changes = stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-      const last = changes.at(-1)
-      assert.deepEqual(Object.keys(last), ['event', 'id', 'data'])
-      assert.equal(last.event, 'created')
-      assert.deepEqual(last.data, watched)
-      const numbers = changes.map((c) => c.id)
-      assert.deepEqual(
-        numbers,
-        [...numbers].sort((a, b) => a - b),
-      )
+      assert.deepEqual(Object.keys(created), ['links', 'id', 'name', 'address'])
+      assert.equal(created.name, 'Annex')
+      assert.equal((await service.store.getLocation(created.id))?.address, '2 Side St')
+      const read = await ok(['locations', 'get', String(created.id), '--url', service.baseUrl])
+      assert.equal(read, `${JSON.stringify(created)}\n`, 'the representation as the service sent it')
+
+      const updated = await ok([
+        'locations',
+        'update',
+        String(created.id),
+        '--address',
+        '3 Side St',
+        '--table',
+        ...asEditor,
+      ])
+      assert.match(updated, new RegExp(`^ID +NAME +ADDRESS\\n${created.id} +Annex +3 Side St\\n$`))
+      assert.equal((await service.store.getLocation(created.id))?.address, '3 Side St')
+
+      assert.equal(await ok(['locations', 'delete', String(created.id), ...asEditor]), '')
+      assert.equal(await service.store.getLocation(created.id), undefined)
+      const gone = await ers(['locations', 'get', String(created.id), '--url', service.baseUrl])
+      assert.equal(gone.code, 1)
+      assert.match(gone.stderr, /^ers: 404 Not Found: .+\n$/)
     })
+
+    it('fails a location write as the events commands do: 422 exits 2, 403 and 409 exit 1', async () => {
+      const invalid = await ers(['locations', 'create', '--name', ' ', '--address', 'Somewhere', ...asEditor])
+      assert.equal(invalid.code, 2, invalid.stderr)
+      assert.match(invalid.stderr, /^ers: 422 [^\n]+\n {2}\/name: .+\n$/)
+      const asReader = ['--url', service.baseUrl, '--user', reader.user, '--password', reader.password]
+      const forbidden = await ers(['locations', 'create', '--name', 'No', '--address', 'No', ...asReader])
+      assert.equal(forbidden.code, 1)
+      assert.match(forbidden.stderr, /^ers: 403 Forbidden: /)
+      // The hall of the other tests has events: the service keeps it (409), the CLI says why.
+      await create('Keeps the hall')
+      const kept = await ers(['locations', 'delete', String(locationId), ...asEditor])
+      assert.equal(kept.code, 1, kept.stderr)
+      assert.match(kept.stderr, /^ers: 409 /)
+      assert.equal((await service.store.getLocation(locationId))?.name, 'Hall')
+    })
+
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      it(`watches the change feed, one JSON line per change, and on ${signal} sent by PID closes it and exits 0`, async () => {
+        const child = spawn(
+          process.execPath,
+          ['bin/ers.js', 'events', 'watch', '--after', '0', '--url', service.baseUrl],
+          {
+            cwd: root,
+            env: { ...process.env, LOG_LEVEL: 'silent' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        )
+        let stdout = ''
+        let stderr = ''
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk
+        })
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk
+        })
+        const exited = once(child, 'exit')
+        const watched = await create(`Watched until ${signal}`)
+        await poll(() => stdout.includes(`"Watched until ${signal}"`) || child.exitCode !== null)
+        assert.equal(await openFeeds(), 1, 'the watch holds one feed open')
+        // By PID, as a supervisor or `kill -TERM <pid>` sends it: no terminal, no process group.
+        process.kill(child.pid as number, signal)
+        const [code, killedBy] = await exited
+        assert.deepEqual({ code, killedBy }, { code: 0, killedBy: null }, stderr)
+        assert.equal(stderr, '')
+        const changes = stdout
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line))
+        const last = changes.at(-1)
+        assert.deepEqual(Object.keys(last), ['event', 'id', 'data'])
+        assert.equal(last.event, 'created')
+        assert.deepEqual(last.data, watched)
+        const numbers = changes.map((c) => c.id)
+        assert.deepEqual(
+          numbers,
+          [...numbers].sort((a, b) => a - b),
+        )
+        // The connection was closed, not left for the server to find dead.
+        const deadline = Date.now() + 5_000
+        while ((await openFeeds()) !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        assert.equal(await openFeeds(), 0)
+      })
+    }
+
+    /** The feeds the service holds open now (its /metrics). */
+    const openFeeds = async () => {
+      const text = (await send(service.baseUrl, 'GET', '/metrics')).text
+      return Number(/^feed_connections (\d+)/m.exec(text)?.[1])
+    }
   })
 }
 
@@ -305,6 +366,9 @@ describe('ers client commands, whatever the store', () => {
       'events delete ID',
       'events watch',
       'locations get ID',
+      'locations create --name N --address A',
+      'locations update ID',
+      'locations delete ID',
       'ERS_URL',
     ]) {
       assert.ok(help.stdout.includes(text), text)
@@ -325,6 +389,9 @@ describe('ers client commands, whatever the store', () => {
         /^ers: --url must be an http:\/\/ or https:\/\/ URL/,
       ],
       [['events', 'list', '--all', '--page', '2'], /^ers: --all reads every page: leave out --page\n/],
+      [['locations', 'create', '--name', 'x'], /^ers: locations create needs --name N and --address A\n/],
+      [['locations', 'update', '3'], /^ers: locations update needs at least one of --name, --address\n/],
+      [['locations', 'delete', 'x'], /^ers: ID must be an integer of at least 1, not "x"\n/],
       [['events', 'get', '1', '--role', 'editor'], /^ers: --role is not an option of ers events get\n/],
       [
         ['events', 'list', '--port', '8080'],
@@ -343,6 +410,41 @@ describe('ers client commands, whatever the store', () => {
     const result = await runCli(['events', 'list', '--url', 'http://127.0.0.1:9'], { PORT: 'x' })
     assert.equal(result.code, 1, result.stderr)
     assert.match(result.stderr, /^ers: cannot reach the service/)
+  })
+
+  it('events watch ends on SIGTERM even while the service has not answered, closing the connection', async () => {
+    // A listener that takes the connection and never answers: the watch waits for the entry point.
+    // Each socket is read (resumed), so that the end of the connection is seen.
+    const sockets: Socket[] = []
+    const silent = createServer((socket) => sockets.push(socket.resume())).listen(0, '127.0.0.1')
+    await once(silent, 'listening')
+    try {
+      const { port } = silent.address() as AddressInfo
+      const child = spawn(
+        process.execPath,
+        ['bin/ers.js', 'events', 'watch', '--url', `http://127.0.0.1:${port}`],
+        {
+          cwd: root,
+          env: { ...process.env, LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk
+      })
+      const exited = once(child, 'exit')
+      await poll(() => sockets.length > 0 || child.exitCode !== null)
+      process.kill(child.pid as number, 'SIGTERM')
+      const [code, killedBy] = await exited
+      assert.deepEqual({ code, killedBy, stderr }, { code: 0, killedBy: null, stderr: '' })
+      // Before this, the wait for the entry point could not be stopped: it hung until undici's
+      // own timeout (300 s), the connection open.
+      await poll(() => sockets.every((socket) => socket.closed))
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    }
   })
 
   it('says so, with exit 1, when no service answers at the URL', async () => {

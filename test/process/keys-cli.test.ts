@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, beforeEach, describe, it } from 'node:test'
+import { signRequest } from '../../packages/client/src/sign-request.ts'
 import { openSecret } from '../../src/auth/api-key-secrets.ts'
-import { signRequest } from '../../src/client/sign-request.ts'
 import { keyBytes } from '../../src/config.ts'
 import { openStore } from '../../src/store/open-store.ts'
 import { poll, runCli, runServerToExit, startServerProcess } from '../support/process.ts'
@@ -70,6 +70,33 @@ for (const target of storeTargets) {
       assert.equal(openSecret(stored.sealedSecret, printed.id, randomBytes(32)), undefined)
       // Bound to its key id (the associated data): the sealed value does not open as another key's.
       assert.equal(openSecret(stored.sealedSecret, id, keyBytes(keyEncryptionKey) as Buffer), undefined)
+    })
+
+    it('keys add warns when a key of that name exists, and adds it all the same (exit 0)', async () => {
+      const first = await runCli(['keys', 'add', 'deploy', '--json'], env)
+      assert.equal(first.code, 0, first.stderr)
+      assert.equal(first.stderr, '', 'a new name: no warning')
+      const { id: firstId } = JSON.parse(first.stdout)
+      const again = await runCli(['keys', 'add', 'deploy', '--json'], env)
+      assert.equal(again.code, 0, again.stderr)
+      assert.equal(
+        again.stderr,
+        `ers: warning: a key named "deploy" already exists: ${firstId}; adding another\n`,
+      )
+      const { id: secondId } = JSON.parse(again.stdout)
+      assert.notEqual(secondId, firstId)
+      assert.equal((await storedKey(secondId))?.name, 'deploy', 'added all the same')
+      // A revoked key of that name is named too, as revoked: a rotation's old key, say.
+      assert.equal((await runCli(['keys', 'revoke', firstId], env)).code, 0)
+      const third = await runCli(['keys', 'add', 'deploy'], env)
+      assert.equal(third.code, 0, third.stderr)
+      assert.match(
+        third.stderr,
+        /^ers: warning: a key named "deploy" already exists: (.+); adding another\n$/,
+      )
+      const named = /already exists: (.+); adding/.exec(third.stderr)?.[1]?.split(', ').sort()
+      assert.deepEqual(named, [`${firstId} (revoked)`, secondId].sort())
+      assert.match(third.stdout, /^key k_\S+ \("deploy", editor\) created/)
     })
 
     it('keys list shows id, role, state and name, never a secret', async () => {

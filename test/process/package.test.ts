@@ -1,70 +1,31 @@
-// The package as a user gets it: `npm pack`, installed into an empty directory without the
-// network, then its `ers` command, its `event-resource-service/client` export and that export's
-// types used from outside against the real service. Needs `npm run build` first (npm run test:extra builds).
+// The server package as a user gets it: `npm pack` (with the client package it depends on, packed
+// too), installed into an empty directory without the network, then its `ers` command, its
+// `event-resource-service/client` export and that export's types used from outside against the
+// real service. Needs `npm run build` first (npm run test:extra builds). The client package on its
+// own: client-package.test.ts.
 //
 // The install runs with --ignore-scripts, so better-sqlite3 is not compiled (~95 s here): the
 // client and the client commands never load a database driver (the CLI imports the store only
 // for the commands that open a database), so what is tested here is what such a user runs.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import {
+  checkDeclarations,
+  cleanEnv,
+  diskUsage,
+  installOffline,
+  pack,
+  root,
+  run,
+  tsc,
+  tscOptions,
+  writeApp,
+} from '../support/packing.ts'
 import { editor, startService, type TestService } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
-
-const run = promisify(execFile)
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const tsc = join(root, 'node_modules', '.bin', 'tsc')
-const registry = 'https://registry.npmjs.org/'
-
-type LockEntry = Record<string, unknown> & { version?: string; resolved?: string; dev?: boolean }
-
-/**
- * A lockfile for an app that depends on the tarball alone: the project's own lock entries of the
- * runtime dependencies (so exactly the tested versions, all in npm's cache since `npm ci`), each
- * with its registry URL (the project's .npmrc may omit them), which lets `npm ci --offline` find
- * them by integrity without asking the registry.
- */
-function appLockfile(tarball: string, spec: string) {
-  const project = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'))
-  const packages: Record<string, LockEntry> = {
-    '': { name: 'app', version: '1.0.0', dependencies: { 'event-resource-service': spec } },
-    'node_modules/event-resource-service': {
-      version: project.version,
-      resolved: spec,
-      integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
-      license: project.license,
-      dependencies: project.dependencies,
-      bin: project.bin,
-      engines: project.engines,
-    },
-  }
-  for (const [path, entry] of Object.entries(lock.packages as Record<string, LockEntry>)) {
-    if (path === '' || entry.dev || entry.link) continue
-    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
-    const file = `${name.split('/').at(-1)}-${entry.version}.tgz`
-    packages[path] = { ...entry, resolved: entry.resolved ?? `${registry}${name}/-/${file}` }
-  }
-  const manifest = {
-    name: 'app',
-    version: '1.0.0',
-    private: true,
-    type: 'module',
-    dependencies: { 'event-resource-service': spec },
-    overrides: project.overrides,
-  }
-  return { manifest, lock: { name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages } }
-}
-
-/** The environment of npm and the tools it runs: none of the npm_* variables of an enclosing `npm test`. */
-const cleanEnv = () =>
-  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')))
 
 describe('the packed package, installed elsewhere', () => {
   let work: string
@@ -74,25 +35,24 @@ describe('the packed package, installed elsewhere', () => {
   before(async () => {
     assert.ok(
       existsSync(join(root, 'dist', 'client', 'index.js')) &&
-        existsSync(join(root, 'dist', 'cli', 'main.js')),
+        existsSync(join(root, 'dist', 'cli', 'main.js')) &&
+        existsSync(join(root, 'packages', 'client', 'dist', 'index.js')),
       'dist/ is missing: run `npm run build` first',
     )
     work = mkdtempSync(join(tmpdir(), 'ers-package-'))
     app = join(work, 'app')
     mkdirSync(app)
-    // The build is already there: packing need not run `prepare` again.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
-      cwd: root,
-      env: cleanEnv(),
-    })
-    const tarball = join(work, packed.stdout.trim().split('\n').at(-1) ?? '')
-    const { manifest, lock } = appLockfile(tarball, `file:${tarball}`)
-    writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2))
-    writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2))
-    await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: app,
-      env: cleanEnv(),
-    })
+    const server = await pack('.', work)
+    const client = await pack('packages/client', work)
+    const project = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    writeApp(app, [server, client], { runtime: true, overrides: project.overrides })
+    const installed = await installOffline(app, { ignoreScripts: true })
+    // For comparison with the client package's (client-package.test.ts); not a limit here.
+    const size = await diskUsage(join(app, 'node_modules'))
+    process.stdout.write(
+      `# the server package: installed in ${(installed.ms / 1000).toFixed(1)} s (its install scripts ` +
+        `not run) into ${(size / 1e6).toFixed(1)} MB\n`,
+    )
     service = await startService(storeTargets[0] as (typeof storeTargets)[0])
   })
   after(async () => {
@@ -108,28 +68,13 @@ describe('the packed package, installed elsewhere', () => {
 
   it('ships declarations that import only what the package ships or depends on', () => {
     const installed = join(app, 'node_modules', 'event-resource-service')
-    const { dependencies } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
-    const seen = new Set<string>()
-    const visit = (file: string) => {
-      if (seen.has(file)) return
-      seen.add(file)
-      const text = readFileSync(file, 'utf8')
-      for (const [, specifier = ''] of text.matchAll(/\bfrom '([^']+)'/g)) {
-        if (specifier.startsWith('.')) {
-          // Emitted declarations keep the sources' .ts extensions; each names a shipped .d.ts.
-          const target = join(dirname(file), specifier.replace(/\.(ts|js)$/, '.d.ts'))
-          assert.ok(existsSync(target), `${file} imports ${specifier}, which is not shipped`)
-          visit(target)
-        } else if (!specifier.startsWith('node:')) {
-          const name = specifier.startsWith('@')
-            ? specifier.split('/').slice(0, 2).join('/')
-            : specifier.split('/')[0]
-          assert.ok(name && name in dependencies, `${file} imports ${specifier}, not a dependency`)
-        }
-      }
-    }
-    visit(join(installed, 'dist', 'client', 'index.d.ts'))
-    assert.ok(seen.size > 5, 'the declarations of the client and the contract were followed')
+    assert.ok(checkDeclarations(installed, 'dist/client/index.d.ts') >= 1)
+    // The server's export is the client package's: its declarations are followed there.
+    const client = join(app, 'node_modules', '@event-resource-service', 'client')
+    assert.ok(
+      checkDeclarations(client, 'dist/index.d.ts') > 5,
+      'the declarations of the client and the contract',
+    )
     assert.ok(
       !existsSync(join(installed, 'src')) && !existsSync(join(installed, 'test')),
       'sources stay home',
@@ -181,21 +126,7 @@ console.log(JSON.stringify(titles))
   })
 
   it("type-checks code that uses the client's types, and refuses code that misuses them", async () => {
-    const options = [
-      '--ignoreConfig',
-      '--noEmit',
-      '--strict',
-      '--target',
-      'es2022',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--types',
-      'node',
-      '--typeRoots',
-      join(root, 'node_modules', '@types'),
-    ]
+    const options = tscOptions
     writeFileSync(
       join(app, 'right.ts'),
       `import { EventServiceClient, type EventRepresentation, isPreconditionFailed } from 'event-resource-service/client'

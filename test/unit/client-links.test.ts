@@ -2,7 +2,7 @@
 // absolute URLs as they are, and RFC 8288 Link fields.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { findLink, normaliseBase, parseLinkHeader, resolveUri } from '../../src/client/links.ts'
+import { findLink, normaliseBase, parseLinkHeader, resolveUri } from '../../packages/client/src/links.ts'
 
 describe('client links', () => {
   it('appends a path to the base URL, keeping its prefix', () => {

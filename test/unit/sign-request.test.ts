@@ -1,10 +1,13 @@
 // The signature base and HMAC of RFC 9421, checked against the RFC's own test vector (Appendix
-// B.2.5), and the signing helper (src/client/sign-request.ts) against bases written out by hand.
+// B.2.5), and the signing helper (packages/client/src/sign-request.ts) against bases written out by hand.
 import assert from 'node:assert/strict'
 import { createHash, createHmac } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { contentDigest, hmacSha256, signRequest } from '../../src/client/sign-request.ts'
-import { serializeSignatureParams, signatureBase } from '../../src/contract/signature-profile.ts'
+import {
+  serializeSignatureParams,
+  signatureBase,
+} from '../../packages/client/src/contract/signature-profile.ts'
+import { contentDigest, hmacSha256, signRequest } from '../../packages/client/src/sign-request.ts'
 
 describe('signature base (RFC 9421 §2.5)', () => {
   it('reproduces the hmac-sha256 test vector of RFC 9421 Appendix B.2.5', () => {

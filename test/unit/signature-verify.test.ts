@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
+import { signRequest } from '../../packages/client/src/sign-request.ts'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
-import { signRequest } from '../../src/client/sign-request.ts'
 import { type SignedMessage, verifySignature } from '../../src/http/signature-verify.ts'
 import type { StoredApiKey } from '../../src/store/event-store.ts'
 

@@ -2,7 +2,7 @@
 // §3.3), and a `uri` is a path relative to the base URL (CONTRACT.md §2), appended to it with its
 // path prefix, not resolved by RFC 3986 (which would drop the prefix). Absolute URLs, as Link and
 // Location carry behind a trusted proxy, are taken as they are.
-import type { Link } from '../contract/schemas.ts'
+import type { Link } from './contract/representations.ts'
 
 /** The base URL without a trailing slash, so that `/events` appends to its prefix. */
 export function normaliseBase(baseUrl: string | URL): URL {

@@ -2,8 +2,8 @@
 // (Basic, or a request signed with an API key by sign-request.ts), a JSON body, and the answer
 // read and checked. Every failure becomes one of errors.ts; callers get only what they asked for.
 import { type Dispatcher, request } from 'undici'
-import { mediaTypes } from '../contract/media-types.ts'
-import type { Problem } from '../contract/schemas.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import type { Problem } from './contract/representations.ts'
 import { NetworkError, ProblemError, UnexpectedResponseError } from './errors.ts'
 import { signRequest } from './sign-request.ts'
 

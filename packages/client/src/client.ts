@@ -1,6 +1,8 @@
 // The client of the Event Resource Service: give it the base URL (and credentials to write);
 // it finds the collections from the entry point and everything else by links.
-import { mediaTypes, relations } from '../contract/media-types.ts'
+
+import { type ChangeFeedOptions, changeFeed } from './change-feed.ts'
+import { mediaTypes, relations } from './contract/media-types.ts'
 import type {
   EntryPointRepresentation,
   EventCollectionRepresentation,
@@ -15,8 +17,7 @@ import type {
   LocationReplace,
   LocationRepresentation,
   PagingBody,
-} from '../contract/schemas.ts'
-import { type ChangeFeedOptions, changeFeed } from './change-feed.ts'
+} from './contract/representations.ts'
 import { ClientError } from './errors.ts'
 import { findLink } from './links.ts'
 import { type Camelized, Resource } from './resource.ts'
@@ -43,7 +44,7 @@ export class Events extends Resource<
 > {
   /** The change feed, resumed after a dropped connection until stopped (see change-feed.ts). */
   changes(options: ChangeFeedOptions = {}) {
-    return changeFeed(this.session, this.collectionUrl(), options)
+    return changeFeed(this.session, (signal) => this.collectionUrl(signal), options)
   }
 }
 

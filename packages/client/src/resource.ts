@@ -3,8 +3,8 @@
 // representation as it was read. URLs come from links: the collection's from the entry point, an
 // item's writes from its own `edit` link; only an item read by id is `<collection>/<id>`
 // (CONTRACT.md §3).
-import { mediaTypes } from '../contract/media-types.ts'
-import type { Link } from '../contract/schemas.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import type { Link } from './contract/representations.ts'
 import { ClientError } from './errors.ts'
 import { findLink, parseLinkHeader } from './links.ts'
 import type { Session } from './session.ts'
@@ -163,8 +163,8 @@ export class Resource<T extends Item, C, Create, Replace, Patch, Query> {
     return this.session.etags.get(item)
   }
 
-  protected collectionUrl(): Promise<URL> {
-    return this.session.entryLink(this.kind.collectionRel)
+  protected collectionUrl(signal?: AbortSignal): Promise<URL> {
+    return this.session.entryLink(this.kind.collectionRel, signal)
   }
 
   protected async read(url: URL): Promise<T> {

@@ -6,8 +6,8 @@
 // the iteration without an error.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { mediaTypes } from '../contract/media-types.ts'
-import type { EventRepresentation, Link } from '../contract/schemas.ts'
+import { mediaTypes } from './contract/media-types.ts'
+import type { EventRepresentation, Link } from './contract/representations.ts'
 import { ClientError, NetworkError, ProblemError } from './errors.ts'
 import type { Session } from './session.ts'
 import { type Outgoing, open, refusal } from './transport.ts'
@@ -39,7 +39,12 @@ const kinds = new Set(['created', 'updated', 'deleted', 'reset'])
 /** Until the service says otherwise with `retry:`. */
 const firstRetryMs = 1_000
 
-export function changeFeed(session: Session, url: Promise<URL>, options: ChangeFeedOptions = {}) {
+/** `url`: where the feed is (the collection's URL, found in the entry point), until `signal` stops it. */
+export function changeFeed(
+  session: Session,
+  url: (signal: AbortSignal) => Promise<URL>,
+  options: ChangeFeedOptions = {},
+) {
   const stop = new AbortController()
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal
   const maxRetryMs = options.maxRetryMs ?? 30_000
@@ -48,7 +53,14 @@ export function changeFeed(session: Session, url: Promise<URL>, options: ChangeF
     let last = options.lastEventId
     let retryMs = firstRetryMs
     let failures = 0
-    const target = await url
+    let target: URL
+    try {
+      target = await url(signal)
+    } catch (error) {
+      // Stopped while the entry point was still being read (a service that does not answer).
+      if (signal.aborted) return
+      throw error
+    }
     while (!signal.aborted) {
       const outgoing: Outgoing = {
         method: 'GET',

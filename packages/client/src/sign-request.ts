@@ -13,7 +13,7 @@ import {
   signatureAlgorithm,
   signatureBase,
   signatureTag,
-} from '../contract/signature-profile.ts'
+} from './contract/signature-profile.ts'
 
 export interface SignRequestInput {
   readonly method: string

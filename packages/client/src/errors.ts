@@ -1,7 +1,7 @@
 // What can go wrong when the client talks to the service, as typed errors a caller can tell
 // apart: the service said no (ProblemError, with the RFC 9457 body), it answered something this
 // client does not understand (UnexpectedResponseError), or there was no answer (NetworkError).
-import type { Problem } from '../contract/schemas.ts'
+import type { Problem } from './contract/representations.ts'
 
 /** Every error this client throws. */
 export class ClientError extends Error {

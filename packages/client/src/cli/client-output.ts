@@ -1,7 +1,7 @@
 // How the client commands print: JSON as the service sent it by default (one document per line),
 // or a table for people with --table.
 import { relations } from '../contract/media-types.ts'
-import type { EventRepresentation, LocationRepresentation } from '../contract/schemas.ts'
+import type { EventRepresentation, LocationRepresentation } from '../contract/representations.ts'
 
 export const printLine = (line: string) => {
   process.stdout.write(`${line}\n`)
