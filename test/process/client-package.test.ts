@@ -17,8 +17,7 @@ import {
   pack,
   root,
   run,
-  tsc,
-  tscOptions,
+  typeCheckClientUse,
   writeApp,
 } from '../support/packing.ts'
 import { editor, startService, type TestService } from '../support/service.ts'
@@ -182,40 +181,6 @@ console.log(JSON.stringify({ titles, type: mediaTypes.event, signatureTag }))
 
   it("type-checks code that uses the client's types without TypeBox, and refuses code that misuses them", async () => {
     assert.ok(!existsSync(join(app, 'node_modules', 'typebox')), 'TypeBox is not installed')
-    writeFileSync(
-      join(app, 'right.ts'),
-      `import { EventServiceClient, type EventRepresentation, isPreconditionFailed } from '${name}'
-import type { LocationCreate, Problem } from '${name}/contract'
-const client = new EventServiceClient({ baseUrl: 'http://localhost:8080', credentials: { user: 'u', password: 'p' } })
-export const hall: LocationCreate = { name: 'Hall', address: '1 Main St' }
-export const status = (problem: Problem): number => problem.status
-export async function rename(id: number, title: string): Promise<EventRepresentation> {
-  for await (const event of client.events.all({ perPage: 5, locationId: 1, q: 'x' })) console.log(event.title)
-  const event = await client.events.get(id)
-  try {
-    return await client.events.patch(event, { title })
-  } catch (error) {
-    if (isPreconditionFailed(error)) return client.events.patch(await client.events.get(id), { title })
-    throw error
-  }
-}
-`,
-    )
-    writeFileSync(
-      join(app, 'wrong.ts'),
-      `import { EventServiceClient } from '${name}'
-const client = new EventServiceClient({ baseUrl: 'http://localhost:8080' })
-export async function wrong(): Promise<string> {
-  const event = await client.events.get(1)
-  return event.titel
-}
-`,
-    )
-    await run(tsc, [...tscOptions, 'right.ts'], { cwd: app, env: cleanEnv() })
-    const refused = await run(tsc, [...tscOptions, 'wrong.ts'], { cwd: app, env: cleanEnv() }).then(
-      () => assert.fail('tsc accepted a misspelt field'),
-      (error: { stdout: string }) => error.stdout,
-    )
-    assert.match(refused, /wrong\.ts\(5,\d+\): error TS2551: Property 'titel' does not exist/)
+    await typeCheckClientUse(app, name, `${name}/contract`)
   })
 })

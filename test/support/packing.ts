@@ -220,3 +220,48 @@ export const tscOptions = [
   join(root, 'node_modules', '@types'),
 ]
 export const tsc = join(root, 'node_modules', '.bin', 'tsc')
+
+/**
+ * Type-checks, in `app`, code that uses the client as a user would (from `module`, and its types
+ * from `contract` when given), and code that misspells a field, which tsc must refuse.
+ */
+export async function typeCheckClientUse(app: string, module: string, contract?: string): Promise<void> {
+  const contractUse = contract
+    ? `import type { LocationCreate, Problem } from '${contract}'
+export const hall: LocationCreate = { name: 'Hall', address: '1 Main St' }
+export const status = (problem: Problem): number => problem.status
+`
+    : ''
+  writeFileSync(
+    join(app, 'right.ts'),
+    `import { EventServiceClient, type EventRepresentation, isPreconditionFailed } from '${module}'
+${contractUse}const client = new EventServiceClient({ baseUrl: 'http://localhost:8080', credentials: { user: 'u', password: 'p' } })
+export async function rename(id: number, title: string): Promise<EventRepresentation> {
+  for await (const event of client.events.all({ perPage: 5, locationId: 1, q: 'x' })) console.log(event.title)
+  const event = await client.events.get(id)
+  try {
+    return await client.events.patch(event, { title })
+  } catch (error) {
+    if (isPreconditionFailed(error)) return client.events.patch(await client.events.get(id), { title })
+    throw error
+  }
+}
+`,
+  )
+  writeFileSync(
+    join(app, 'wrong.ts'),
+    `import { EventServiceClient } from '${module}'
+const client = new EventServiceClient({ baseUrl: 'http://localhost:8080' })
+export async function wrong(): Promise<string> {
+  const event = await client.events.get(1)
+  return event.titel
+}
+`,
+  )
+  await run(tsc, [...tscOptions, 'right.ts'], { cwd: app, env: cleanEnv() })
+  const refused = await run(tsc, [...tscOptions, 'wrong.ts'], { cwd: app, env: cleanEnv() }).then(
+    () => assert.fail('tsc accepted a misspelt field'),
+    (error: { stdout: string }) => error.stdout,
+  )
+  assert.match(refused, /wrong\.ts\(5,\d+\): error TS2551: Property 'titel' does not exist/)
+}
