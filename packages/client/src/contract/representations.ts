@@ -20,6 +20,7 @@ export type EventRepresentation = {
   /** assigned by the service, never reused */
   id: number
   title: string
+  /** in UTC with a trailing Z */
   date: string
 }
 
@@ -57,7 +58,7 @@ export type Problem = {
 export type EventCreate = {
   /** 1–200 characters, not only whitespace */
   title: string
-  /** RFC 3339 date-time; returned in UTC with a trailing Z */
+  /** RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z */
   date: string
   location_id: number
 }
@@ -65,7 +66,7 @@ export type EventCreate = {
 export type EventReplace = {
   /** 1–200 characters, not only whitespace */
   title: string
-  /** RFC 3339 date-time; returned in UTC with a trailing Z */
+  /** RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z */
   date: string
   /** must equal the id in the path */
   id?: number
@@ -76,7 +77,7 @@ export type EventReplace = {
 export type EventPatch = {
   /** 1–200 characters, not only whitespace */
   title?: string
-  /** RFC 3339 date-time; returned in UTC with a trailing Z */
+  /** RFC 3339 date-time, `Z` or an offset, at most milliseconds (further digits only zeros), in years 0100–9999 also in UTC; returned in UTC with a trailing Z */
   date?: string
   location_id?: number
 }
@@ -109,14 +110,14 @@ export type LocationPatch = {
 export type PagingBody = {
   /** default 1 */
   page?: number
-  /** default 20, at most 100 */
+  /** default 20, at most 100 (MAX_PER_PAGE) */
   per_page?: number
 }
 
 export type EventsQueryBody = {
   /** default 1 */
   page?: number
-  /** default 20, at most 100 */
+  /** default 20, at most 100 (MAX_PER_PAGE) */
   per_page?: number
   /** only events at or after this instant */
   from?: string
