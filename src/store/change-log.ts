@@ -20,7 +20,7 @@
 import { sql } from 'kysely'
 import type { Change, ChangeKind, ChangeLogBounds } from '../domain/change.ts'
 import type { Event } from '../domain/types.ts'
-import type { Executor } from './kysely-store.ts'
+import type { Executor } from './executor.ts'
 
 /** The advisory lock topic (DialectConnection.exclusive) that orders appends. */
 export const changeLogTopic = 'change-log'

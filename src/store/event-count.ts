@@ -9,7 +9,7 @@
 // cannot. Reads see the counter rows in the same snapshot as the events (one statement, or one
 // transaction), so a page and its total always agree.
 import { type QueryCreator, sql } from 'kysely'
-import type { Executor } from './kysely-store.ts'
+import type { Executor } from './executor.ts'
 import type { Database } from './schema.ts'
 
 export const counterShards = 16

@@ -1,7 +1,7 @@
 // The EventStore over Kysely, shared by every dialect. A dialect supplies the connection, how a
 // write transaction begins, and its SQL flavour.
 import { setTimeout } from 'node:timers/promises'
-import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
+import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type { MigrationProvider, MigrationResultSet } from 'kysely/migration'
 import type { ChangeKind } from '../domain/change.ts'
 import { isFiltered } from '../domain/event-filter.ts'
@@ -37,6 +37,7 @@ import type {
   ReaderStats,
   StoredApiKey,
 } from './event-store.ts'
+import type { Executor } from './executor.ts'
 import { filteredPage } from './filtered-page.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { type HotQueries, hotQueries } from './hot-queries.ts'
@@ -57,8 +58,6 @@ import {
   updateEventLogged,
   updateVersioned,
 } from './writes.ts'
-
-export type Executor = Kysely<Database> | Transaction<Database>
 
 /** Runs of a write that lost to a concurrent one (#retryingConflicts), in all, and the base wait. */
 const conflictAttempts = 3

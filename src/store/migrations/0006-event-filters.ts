@@ -3,7 +3,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { Migration } from 'kysely/migration'
 import { foldTitle } from '../../domain/event-filter.ts'
-import type { SchemaFlavour } from './index.ts'
+import type { SchemaFlavour } from './schema-flavour.ts'
 
 /** Rows folded per statement: memory stays bounded however many events there are. */
 const backfillBatch = 1_000

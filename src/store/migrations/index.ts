@@ -4,14 +4,10 @@ import { type Kysely, sql } from 'kysely'
 import type { Migration, MigrationProvider } from 'kysely/migration'
 import { createEventBuckets } from '../event-buckets.ts'
 import { counterShards, eventCounter } from '../event-count.ts'
-import type { SqlFlavour } from '../flavour.ts'
 import { eventFilters } from './0006-event-filters.ts'
+import type { SchemaFlavour } from './schema-flavour.ts'
 
 /** What writing the schema asks of a dialect. */
-export type SchemaFlavour = Pick<
-  SqlFlavour,
-  'idType' | 'identity' | 'maxParameters' | 'substringIndex' | 'eventBucketTriggers' | 'changeNumbering'
->
 
 function initial(flavour: SchemaFlavour): Migration {
   return {
