@@ -17,7 +17,7 @@
 // A stored hash weaker than the configured cost is recomputed after a successful check and
 // stored only if it is still the one verified, so a concurrent password change wins.
 import { createHmac, randomBytes } from 'node:crypto'
-import type { User } from '../domain/types.ts'
+import { mayWrite, type User } from '../domain/types.ts'
 import { type AttemptCounter, attemptKeys, type Ticket, TooManyAttempts } from './failed-attempts.ts'
 import { Limiter } from './limiter.ts'
 import {
@@ -108,7 +108,7 @@ export class CredentialVerifier {
     const remembered = this.#remembered.get(key)
     const live = remembered && remembered.expiresAt > this.#now() ? remembered.user : undefined
     // Only an editor: a reader remembered as such may have become an editor since.
-    if (deferrable && live?.role === 'editor') return { ...live, unconfirmed: true }
+    if (deferrable && live !== undefined && mayWrite(live.role)) return { ...live, unconfirmed: true }
 
     const user = await this.users.findUser(name)
     if (user && live && live.passwordHash === user.passwordHash) return user

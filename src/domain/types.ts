@@ -20,6 +20,14 @@ export interface Location {
 export const roles = ['editor', 'reader'] as const
 export type Role = (typeof roles)[number]
 
+/**
+ * The one rule of who may write: editors. The HTTP layer asks it of an authenticated user, and a
+ * write that confirms its credentials in its own statement (CredentialCheck) asks the store for
+ * exactly these roles.
+ */
+export const writingRoles: readonly Role[] = ['editor']
+export const mayWrite = (role: Role): boolean => writingRoles.includes(role)
+
 export interface User {
   readonly id: number
   readonly name: string

@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { TooManyAttempts } from '../auth/failed-attempts.ts'
 import { CredentialsChanged, DomainError, echo } from '../domain/errors.ts'
-import type { CredentialCheck, User } from '../domain/types.ts'
+import { type CredentialCheck, mayWrite, type User } from '../domain/types.ts'
 import { parseBasic } from './basic-auth.ts'
 
 export interface AuthScheme {
@@ -91,7 +91,7 @@ export function authenticator(schemes: readonly AuthScheme[]): Authenticate {
     throw error
   }
   const allowed = (user: User, write: boolean): User => {
-    if (write && user.role !== 'editor')
+    if (write && !mayWrite(user.role))
       throw new DomainError('forbidden', `user "${echo(user.name)}" may read but not write`)
     return user
   }

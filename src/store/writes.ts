@@ -4,7 +4,7 @@ import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable }
 import { CredentialsChanged, DomainError, invalidField } from '../domain/errors.ts'
 import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
-import type { CredentialCheck, Precondition } from '../domain/types.ts'
+import { type CredentialCheck, type Precondition, writingRoles } from '../domain/types.ts'
 import { shapedStatements } from './compiled.ts'
 import { countEvents, countedEvents, pickShard } from './event-count.ts'
 import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
@@ -118,7 +118,7 @@ export async function whyNotWritten(
       .select('id')
       .where('name', '=', asUser.name)
       .where('password_hash', '=', asUser.passwordHash)
-      .where('role', '=', 'editor')
+      .where('role', 'in', writingRoles)
       .executeTakeFirst()
     if (!still) return new CredentialsChanged()
   }
@@ -136,10 +136,11 @@ export async function whyNotWritten(
 
 /**
  * The condition a write adds to confirm its principal's credentials (CredentialCheck): the user
- * is still an editor with the hash that was checked (the users table read by its unique name).
+ * still has a role that may write (domain/types.ts writingRoles) and the hash that was checked (the
+ * users table read by its unique name).
  */
 const stillEditor = (name: unknown, passwordHash: unknown) =>
-  sql<boolean>`exists (select 1 from users where name = ${name} and password_hash = ${passwordHash} and role = 'editor')`
+  sql<boolean>`exists (select 1 from users where name = ${name} and password_hash = ${passwordHash} and role in (${sql.join(writingRoles)}))`
 
 /** The tables whose rows carry a version, the ETag of their representations. */
 export type Versioned = 'events' | 'locations'
