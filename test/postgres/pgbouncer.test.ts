@@ -152,7 +152,13 @@ describe('[postgres] behind PgBouncer in transaction mode', { skip }, () => {
     assert.match(second.stdout, /up to date/)
     const locks = await admin(
       async (c) =>
-        (await c.query(`select count(*)::int as n from pg_locks where locktype = 'advisory'`)).rows[0].n,
+        (
+          await c.query(
+            `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+           where l.locktype = 'advisory' and d.datname = $1`,
+            [new URL(made.direct).pathname.slice(1)],
+          )
+        ).rows[0].n,
     )
     assert.equal(locks, 0)
     const added = await runCli(
