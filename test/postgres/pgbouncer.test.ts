@@ -188,12 +188,13 @@ describe('[postgres] behind PgBouncer in transaction mode', { skip }, () => {
     }
   })
 
-  it('is refused by PgBouncer when the pooler is not declared (startup parameters)', async () => {
+  it('is refused by PgBouncer when the pooler is not declared, and says what to set', async () => {
     const made = await newDatabase(false)
     const result = await runCli(['users', 'add', 'dave', '--role', 'reader', '--password', 'dave-secret-1'], {
       DATABASE_URL: made.viaBouncer,
     })
     assert.notEqual(result.code, 0)
-    assert.match(result.stderr + result.stdout, /unsupported startup parameter/)
+    assert.match(result.stderr, /unsupported startup parameter/)
+    assert.match(result.stderr, /set DATABASE_POOLER=transaction/)
   })
 })
