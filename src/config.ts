@@ -11,6 +11,9 @@ import {
   tlsMinVersions,
 } from './http/tls-policy.ts'
 
+export const databasePoolers = ['none', 'transaction'] as const
+export type DatabasePooler = (typeof databasePoolers)[number]
+
 export interface Config {
   /** TCP port to listen on. */
   readonly port: number
@@ -56,6 +59,13 @@ export interface Config {
   readonly dbStatementTimeoutMs: number
   /** At start-up, how long to keep trying to reach the database before giving up, in ms. */
   readonly dbStartupTimeoutMs: number
+  /**
+   * PostgreSQL: a direct connection (not through a transaction pooler) for the change feed's
+   * LISTEN and for migrations; unset: DATABASE_URL.
+   */
+  readonly databaseListenUrl: string | undefined
+  /** PostgreSQL: `transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer), else `none`. */
+  readonly databasePooler: DatabasePooler
   /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
   readonly sqliteBusyWaitMs: number
   /**
@@ -138,6 +148,8 @@ export const defaults: Config = Object.freeze({
   dbConnectTimeoutMs: 3_000,
   dbStatementTimeoutMs: 10_000,
   dbStartupTimeoutMs: 30_000,
+  databaseListenUrl: undefined,
+  databasePooler: 'none',
   sqliteBusyWaitMs: 2_000,
   readBudgetMs: 3_000,
   readWorkers: 1,
@@ -185,6 +197,8 @@ export const environmentNames: Record<keyof Config, string> = {
   dbConnectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS',
   dbStatementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS',
   dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
+  databaseListenUrl: 'DATABASE_LISTEN_URL',
+  databasePooler: 'DATABASE_POOLER',
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
   readBudgetMs: 'READ_BUDGET_MS',
   readWorkers: 'READ_WORKERS',
@@ -260,6 +274,14 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
       `DATABASE_URL=${redactUrl(databaseUrl)}: expected sqlite:<path>, sqlite::memory: or postgres://…`,
     )
   }
+  const databaseListenUrl = raw.databaseListenUrl ?? base.databaseListenUrl
+  if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseListenUrl)) {
+    problems.push(`DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: expected postgres://…`)
+  }
+  const databasePooler = (raw.databasePooler ?? base.databasePooler) as DatabasePooler
+  if (!databasePoolers.includes(databasePooler)) {
+    problems.push(`DATABASE_POOLER=${databasePooler}: expected ${databasePoolers.join(' or ')}`)
+  }
   const adminPassword = raw.adminPassword ?? base.adminPassword
   // The same rule as `ers users add`: a short password set here would be as weak as one set there.
   const weakAdminPassword = adminPassword === undefined ? undefined : passwordProblem(adminPassword)
@@ -297,6 +319,8 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     dbConnectTimeoutMs: integer('dbConnectTimeoutMs', 100, 600_000),
     dbStatementTimeoutMs: integer('dbStatementTimeoutMs', 100, 3_600_000),
     dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
+    databaseListenUrl,
+    databasePooler,
     sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
     readBudgetMs: integer('readBudgetMs', 1, 600_000),
     // Each reader is a thread with its own connection and page cache; a few cores' worth at most.

@@ -11,6 +11,7 @@ import { tlsPolicy } from './http/tls-policy.ts'
 import { prepareDatabase } from './prepare.ts'
 import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
+import { poolerDescription } from './store/dialects/postgres-pooler.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
 import { checkStoredKeys } from './stored-keys.ts'
@@ -92,6 +93,9 @@ async function announce(
   config: Config,
 ) {
   const change = changeAdminCommand(config.databaseUrl)
+  // Says whether the store believes it is behind a transaction pooler, which it cannot tell itself.
+  if (/^postgres(ql)?:/.test(config.databaseUrl))
+    app.log.info(poolerDescription(config.databasePooler, config.databaseListenUrl))
   if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
   if (report.seeded) app.log.info('new database filled with sample data')
   if (report.generatedAdminPassword) {

@@ -60,6 +60,14 @@ function explainPostgres(error: unknown, databaseUrl: string): ConnectionProblem
   const database = decodeURIComponent(url.pathname.slice(1)) || user
   const code = codeOf(error)
   const message = error instanceof Error ? error.message : String(error)
+  // PgBouncer refuses the session settings `pg` sends at connection start unless told it is there.
+  if (/unsupported startup parameter/i.test(message)) {
+    return {
+      reason: `${host}:${port} refused a connection setting (${message}): a pooler such as PgBouncer, not PostgreSQL`,
+      hint: 'behind PgBouncer in transaction mode set DATABASE_POOLER=transaction (and DATABASE_LISTEN_URL for the change feed)',
+      retryable: false,
+    }
+  }
   switch (code) {
     case '3D000':
       // A container entrypoint may still be creating it: worth waiting for.

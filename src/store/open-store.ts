@@ -21,6 +21,8 @@ export function storeOptions(
     | 'costlyReadQueueMs'
     | 'dbConnectTimeoutMs'
     | 'dbStatementTimeoutMs'
+    | 'databaseListenUrl'
+    | 'databasePooler'
     | 'sqliteBusyWaitMs'
     | 'readBudgetMs'
     | 'readWorkers'
@@ -34,6 +36,8 @@ export function storeOptions(
       readBudgetMs: config.readBudgetMs,
       connectionTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
+      listenUrl: config.databaseListenUrl,
+      pooler: config.databasePooler,
     },
     sqlite: {
       busyWaitMs: config.sqliteBusyWaitMs,

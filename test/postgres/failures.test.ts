@@ -173,10 +173,10 @@ describe('[postgres] migrations', { skip: postgresSkipReason ?? false }, () => {
     await holder.connect()
     const store = new KyselyStore(openPostgres(database.databaseUrl, { statementTimeoutMs: 100 }))
     try {
-      // Kysely's migration lock (its PostgreSQL adapter's LOCK_ID), held here so that the
-      // migration's first statement waits far longer than the 100 ms a request statement may take.
-      const kyselyMigrationLock = '3853314791062309107'
-      await holder.query(`select pg_advisory_lock(${kyselyMigrationLock})`)
+      // The migrations' lock (dialects/postgres-pooler.ts), held here so that the migration's
+      // first statement waits far longer than the 100 ms a request statement may take.
+      const migrationLock = "hashtextextended('ers:migrations', 0)"
+      await holder.query(`select pg_advisory_lock(${migrationLock})`)
       const migrated = store.migrate()
       const waiting = async () =>
         (
@@ -192,7 +192,7 @@ describe('[postgres] migrations', { skip: postgresSkipReason ?? false }, () => {
       }
       // Past the request limit while it waits: a statement bound by it would be cancelled now.
       await holder.query('select pg_sleep(0.3)')
-      await holder.query(`select pg_advisory_unlock(${kyselyMigrationLock})`)
+      await holder.query(`select pg_advisory_unlock(${migrationLock})`)
       assert.ok((await migrated).includes('0001_initial'))
     } finally {
       await holder.end()

@@ -72,6 +72,7 @@ export async function startService(
     // limits are off unless the test is about them (test/contract/rate-limits.test.ts sets them).
     rateLimitReads: '0',
     rateLimitWrites: '0',
+    ...database.settings,
     ...settings,
     databaseUrl: database.databaseUrl,
     port: '0',

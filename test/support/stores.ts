@@ -9,7 +9,12 @@ import pg from 'pg'
 export interface StoreTarget {
   readonly name: string
   /** Makes a new empty database; returns its URL and how to remove it. */
-  create(): Promise<{ databaseUrl: string; drop(): Promise<void> }>
+  create(): Promise<{
+    databaseUrl: string
+    drop(): Promise<void>
+    /** Settings the service needs for this database beside its URL (a pooler's, for instance). */
+    settings?: Partial<Record<'databaseListenUrl' | 'databasePooler', string>>
+  }>
 }
 
 const sqlite: StoreTarget = {

@@ -44,6 +44,8 @@ describe('defaults', () => {
       dbConnectTimeoutMs: 3_000,
       dbStatementTimeoutMs: 10_000,
       dbStartupTimeoutMs: 30_000,
+      databaseListenUrl: undefined,
+      databasePooler: 'none',
       sqliteBusyWaitMs: 2_000,
       readBudgetMs: 3_000,
       readWorkers: 1,
@@ -110,6 +112,8 @@ describe('parseConfig', () => {
       dbConnectTimeoutMs: '1500',
       dbStatementTimeoutMs: '2500',
       dbStartupTimeoutMs: '0',
+      databaseListenUrl: 'postgres://direct/db',
+      databasePooler: 'transaction',
       sqliteBusyWaitMs: '250',
       readBudgetMs: '1500',
       readWorkers: '2',
@@ -155,6 +159,8 @@ describe('parseConfig', () => {
       dbConnectTimeoutMs: 1500,
       dbStatementTimeoutMs: 2500,
       dbStartupTimeoutMs: 0,
+      databaseListenUrl: 'postgres://direct/db',
+      databasePooler: 'transaction',
       sqliteBusyWaitMs: 250,
       readBudgetMs: 1500,
       readWorkers: 2,
@@ -188,6 +194,16 @@ describe('parseConfig', () => {
     assert.deepEqual(
       problemsOf(() => parseConfig({ dbPoolSize: '4', costlyReadConnections: '4' })),
       ['COSTLY_READ_CONNECTIONS=4: expected fewer than DB_POOL_SIZE (4)'],
+    )
+  })
+
+  it('refuses an unknown DATABASE_POOLER and a DATABASE_LISTEN_URL that is not PostgreSQL', () => {
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ databasePooler: 'session', databaseListenUrl: 'sqlite:x.db' })),
+      [
+        'DATABASE_LISTEN_URL=sqlite:x.db: expected postgres://…',
+        'DATABASE_POOLER=session: expected none or transaction',
+      ],
     )
   })
 

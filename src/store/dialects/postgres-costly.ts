@@ -32,6 +32,8 @@ export interface CostlyReadOptions {
   readonly applicationName: string
   readonly types: pg.CustomTypesConfig
   readonly onConnectionError: (error: Error) => void
+  /** `transaction`: behind a transaction pooler, so the limit is set per transaction. */
+  readonly pooler: 'none' | 'transaction'
 }
 
 export interface CostlyReads {
@@ -48,7 +50,7 @@ export function costlyReads(options: CostlyReadOptions): CostlyReads {
     max: options.connections,
     connectionTimeoutMillis: options.connectionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs,
-    statement_timeout: options.budgetMs,
+    ...(options.pooler === 'none' ? { statement_timeout: options.budgetMs } : {}),
     // Only fires when the server cannot answer at all (it cancels first, at statement_timeout).
     query_timeout: options.budgetMs + 2_000,
     keepAlive: true,
@@ -79,6 +81,7 @@ export function costlyReads(options: CostlyReadOptions): CostlyReads {
     const client = await pool.connect()
     let broken: Error | undefined
     try {
+      if (options.pooler === 'transaction') return await inTransaction(client, left, sql, parameters)
       // Session-wide on a connection only costly reads use, and set again before every one of them.
       await client.query('select set_config($1, $2, false)', ['statement_timeout', String(left)])
       return (await client.query<R & pg.QueryResultRow>(sql, [...parameters])).rows
@@ -102,5 +105,25 @@ export function costlyReads(options: CostlyReadOptions): CostlyReads {
     close: async () => {
       if (!pool.ending) await pool.end()
     },
+  }
+}
+
+// Behind a transaction pooler a session setting would stay on a server connection others get next:
+// SET LOCAL's equivalent, in a transaction of its own (two round trips more per costly read).
+async function inTransaction<R>(
+  client: pg.PoolClient,
+  timeoutMs: number,
+  text: string,
+  parameters: readonly unknown[],
+): Promise<R[]> {
+  await client.query('begin')
+  try {
+    await client.query('select set_config($1, $2, true)', ['statement_timeout', String(timeoutMs)])
+    const rows = (await client.query<R & pg.QueryResultRow>(text, [...parameters])).rows
+    await client.query('commit')
+    return rows
+  } catch (error) {
+    await client.query('rollback').catch(() => {})
+    throw error
   }
 }

@@ -7,6 +7,8 @@ import pg from 'pg'
 
 export interface ListenOptions {
   readonly url: string
+  /** false: no connection at all, only the poll (default true). */
+  readonly listen?: boolean
   readonly channel: string
   readonly connectionTimeoutMs: number
   /** The safety poll: wakes this often even without a notification. */
@@ -61,7 +63,8 @@ export function listenForChanges(options: ListenOptions, wake: () => void): () =
   }
   const poll = setInterval(wake, options.pollMs ?? defaultPollMs)
   poll.unref()
-  void connect()
+  if (options.listen === false) queueMicrotask(wake)
+  else void connect()
 
   return async () => {
     stopped = true

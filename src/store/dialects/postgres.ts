@@ -2,7 +2,6 @@
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
 import { type CompiledQuery, Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
-import { Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { changeChannel } from '../change-log.ts'
@@ -13,6 +12,7 @@ import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { costlyReads } from './postgres-costly.ts'
 import { listenForChanges } from './postgres-listen.ts'
+import { migrateInTransaction, type Pooler, pollWithoutListenMs, sessionSettings } from './postgres-pooler.ts'
 import { namingPool } from './postgres-prepared.ts'
 
 export interface PostgresOptions {
@@ -35,6 +35,10 @@ export interface PostgresOptions {
   readonly idleTimeoutMs?: number
   /** Shown in pg_stat_activity, to tell instances apart (default `event-resource-service`). */
   readonly applicationName?: string
+  /** A direct connection for the change feed's LISTEN and for migrations (default: the store's URL). */
+  readonly listenUrl?: string
+  /** `transaction`: the URL is a pooler in transaction mode; see postgres-pooler.ts (default `none`). */
+  readonly pooler?: Pooler
   /** Told about connections that fail while idle; they are already discarded (default: ignored). */
   readonly onConnectionError?: (error: Error) => void
 }
@@ -48,6 +52,7 @@ export const postgresDefaults = Object.freeze({
   statementTimeoutMs: 30_000,
   idleTimeoutMs: 30_000,
   applicationName: 'event-resource-service',
+  pooler: 'none' as Pooler,
 })
 
 // int8 (OID 20) arrives as text because it can exceed 2^53. Here it holds ids, epoch
@@ -74,11 +79,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     max: shares.cheap,
     connectionTimeoutMillis: settings.connectionTimeoutMs,
     idleTimeoutMillis: settings.idleTimeoutMs,
-    statement_timeout: settings.statementTimeoutMs,
+    ...sessionSettings(settings.pooler, settings.statementTimeoutMs),
     // Only fires when the server cannot answer at all (it cancels first, at statement_timeout).
     query_timeout: settings.statementTimeoutMs + 2_000,
-    // A process that stalls mid-transaction must not hold row locks for ever.
-    idle_in_transaction_session_timeout: Math.max(settings.statementTimeoutMs * 2, 10_000),
     keepAlive: true,
     application_name: settings.applicationName,
     types,
@@ -100,17 +103,23 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     applicationName: settings.applicationName,
     types,
     onConnectionError: ignore,
+    pooler: settings.pooler,
   })
+  const pooled = settings.pooler === 'transaction'
+  // Migrations and maintenance go to the direct connection when there is one.
+  const directUrl = settings.listenUrl ?? url
 
   // One naming wrapper for Kysely and the pooled reads: a connection's statement names are its own.
-  const named = namingPool(pool)
+  // Behind a transaction pooler no statement is named (postgres-pooler.ts); the wrapper stays, so
+  // that both paths run the same code.
+  const named = namingPool(pool, pooled ? 0 : undefined)
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: named }) })
   // Maintenance (migrations, VACUUM) runs on a connection of its own without the per-statement
   // limits, which guard requests: building an index, rewriting or vacuuming every row can take
   // minutes at a million events.
-  async function unbounded<T>(purpose: string, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  async function unbounded<T>(purpose: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const maintenancePool = new pg.Pool({
-      connectionString: url,
+      connectionString: directUrl,
       max: 1,
       connectionTimeoutMillis: settings.connectionTimeoutMs,
       keepAlive: true,
@@ -118,11 +127,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       types,
     })
     maintenancePool.on('error', (error) => ignore(error))
-    const maintenance = new Kysely<Database>({ dialect: new PostgresDialect({ pool: maintenancePool }) })
     try {
-      return await work(maintenance)
+      return await work(maintenancePool)
     } finally {
-      await maintenance.destroy()
+      if (!maintenancePool.ending) await maintenancePool.end()
     }
   }
   const announce = coalesced(
@@ -159,13 +167,22 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     },
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.
-    write: (work) => db.transaction().execute(work),
+    // Behind a transaction pooler the session has no statement_timeout: set for this transaction alone.
+    write: pooled
+      ? (work) =>
+          db.transaction().execute(async (trx) => {
+            await sql`select set_config('statement_timeout', ${String(settings.statementTimeoutMs)}, true)`.execute(
+              trx,
+            )
+            return work(trx)
+          })
+      : (work) => db.transaction().execute(work),
     // Held until the transaction ends; the key is folded into PostgreSQL's advisory-lock space.
     exclusive: async (trx, topic) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${`ers:${topic}`}, 0))`.execute(trx)
     },
-    // Kysely's Migrator runs them all in one transaction under its advisory lock.
-    migrate: (provider) => unbounded('migrations', (db) => new Migrator({ db, provider }).migrateToLatest()),
+    // One transaction under a transaction-level advisory lock (postgres-pooler.ts).
+    migrate: (provider) => unbounded('migrations', (pool) => migrateInTransaction(pool, provider)),
     // Sent after the write's commit, not in its transaction: PostgreSQL queues a transaction's
     // notifications under one database-wide lock held through its commit, so writes that notify
     // commit one at a time, each waiting for the WAL flush of the one before. One notification
@@ -174,7 +191,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     watch: (wake) =>
       listenForChanges(
         {
-          url,
+          url: directUrl,
+          // A transaction pooler would hand the LISTEN's server connection to others: poll instead.
+          listen: !pooled || settings.listenUrl !== undefined,
+          pollMs: pooled && settings.listenUrl === undefined ? pollWithoutListenMs : undefined,
           channel: changeChannel,
           connectionTimeoutMs: settings.connectionTimeoutMs,
           onProblem: ignore,
@@ -188,8 +208,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     // row per batch that touched it, until autovacuum comes by. Measured at a million imported
     // events: the deep page took 73 ms at p50 right after the import (6–9 ms after VACUUM).
     afterBulkLoad: () =>
-      unbounded('vacuum', async (db) => {
-        await sql`vacuum (analyze) events, event_buckets, counters`.execute(db)
+      unbounded('vacuum', async (pool) => {
+        await pool.query('vacuum (analyze) events, event_buckets, counters')
       }),
     async readPooled<R>({ sql: text, parameters }: CompiledQuery<R>) {
       const connection = await named.connect()
