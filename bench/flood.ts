@@ -2,8 +2,8 @@
 // connection asks a cheap path (/health/live by default) over and over: whether the service keeps
 // answering while it searches (better-sqlite3 is synchronous: a statement on the event loop stops
 // every request; PostgreSQL's pool can be held by slow statements: cheap reads queue behind them).
-// Used by bench/event-loop-flood.ts, test/process/search-flood.test.ts and
-// test/postgres/bulkhead-flood.test.ts.
+// Used by bench/event-loop-flood.ts, test/floods/sqlite-search.test.ts and
+// test/floods/postgres-bulkhead.test.ts.
 import { Agent, request } from 'undici'
 
 /** The searches no index bounds on a database of `events` benchmark events (bench/seed-store.ts). */

@@ -3,7 +3,7 @@
 // no index bounds (a `q` of one or two characters, deep filtered pages, wide date ranges), keeps
 // answering /health/live, and a read by id, in every 100 ms window; each search is answered 200,
 // or 503 with Retry-After and a problem body when it does not finish within READ_BUDGET_MS.
-// (test/postgres/bulkhead.test.ts holds PostgreSQL to the same.)
+// (test/floods/postgres-bulkhead.test.ts holds PostgreSQL to the same.)
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
