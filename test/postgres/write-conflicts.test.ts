@@ -44,10 +44,15 @@ describe('[postgres] writes that lose a deadlock', { skip: postgresSkipReason ??
     await service?.close()
   })
 
-  /** True once some backend waits for the rival's advisory lock (the service's write). */
+  /** True once a backend waits for the rival's advisory lock: the service's write. */
   async function serviceWaits(): Promise<boolean> {
     const { rows } = await rival.query(
-      `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+      // pg_locks is the whole cluster's: other tests' databases take advisory locks of their own
+      // (migrations), so only this database's wait for this key counts.
+      `select count(*)::int as n from pg_locks
+        where locktype = 'advisory' and not granted and objid = $1 and objsubid = 1
+          and database = (select oid from pg_database where datname = current_database())`,
+      [lockKey],
     )
     return rows[0].n > 0
   }
