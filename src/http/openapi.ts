@@ -5,6 +5,12 @@
 import { mediaTypes } from '../contract/media-types.ts'
 import { maxId, Problem } from '../contract/schemas.ts'
 import {
+  type DocumentLimits,
+  defaultLimits,
+  headerParameters,
+  withConfiguredLimits,
+} from './openapi-limits.ts'
+import {
   type Json,
   namedSchemas,
   problemResponse,
@@ -12,6 +18,15 @@ import {
   securitySchemes,
   sharedResponses,
 } from './openapi-parts.ts'
+import {
+  descriptionOf,
+  operationId,
+  pathTemplate,
+  successDescription,
+  summaryOf,
+  tagDescriptions,
+  tagOf,
+} from './openapi-wording.ts'
 import {
   acceptHeaders,
   allowedMethods,
@@ -26,19 +41,6 @@ export interface DocumentInfo {
   readonly version: string
   readonly description: string
 }
-
-/** Limits that are settings (config.ts), stated as the running service has them. */
-export interface DocumentLimits {
-  /** MAX_PER_PAGE: per_page's maximum, and the most items a page holds. */
-  readonly maxPerPage: number
-  /** MAX_HEADER_SIZE: no header field can be longer than the whole header section. */
-  readonly maxHeaderSize: number
-}
-
-export const defaultLimits: DocumentLimits = { maxPerPage: 100, maxHeaderSize: 16 * 1024 }
-
-/** Fastify's `/events/:id` as an OpenAPI path template, `/events/{id}`. */
-export const pathTemplate = (url: string): string => url.replace(/:(\w+)/g, '{$1}')
 
 /**
  * The document: every resource of `routes` with its operations (HEAD beside each GET, OPTIONS on
@@ -100,58 +102,6 @@ export function openApiDocument(
   )
 }
 
-/**
- * The schemas bound per_page and a page's items by the largest MAX_PER_PAGE (contract/schemas.ts);
- * the document states the running service's setting: per_page's maximum wherever it is (a body's
- * field, a query parameter), and the most items of a page.
- */
-function withConfiguredLimits<T>(value: T, limits: Pick<DocumentLimits, 'maxPerPage'>, key = ''): T {
-  const { maxPerPage } = limits
-  if (Array.isArray(value)) return value.map((v) => withConfiguredLimits(v, { maxPerPage })) as T
-  if (typeof value !== 'object' || value === null) return value
-  const copy = Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, withConfiguredLimits(v, { maxPerPage }, k)]),
-  ) as Json
-  if (copy.name === 'per_page' && copy.in === 'query')
-    copy.schema = perPageAt(copy.schema as Json, maxPerPage)
-  if (key === 'properties' && copy.per_page) copy.per_page = perPageAt(copy.per_page as Json, maxPerPage)
-  if (key === 'properties') {
-    for (const items of ['events', 'locations']) {
-      const list = copy[items] as Json | undefined
-      if (list?.type === 'array') copy[items] = { ...list, maxItems: maxPerPage }
-    }
-  }
-  return copy as T
-}
-
-const perPageAt = (schema: Json, maxPerPage: number): Json => ({
-  ...schema,
-  maximum: maxPerPage,
-  description: `default ${Math.min(20, maxPerPage)}, at most ${maxPerPage} (MAX_PER_PAGE)`,
-})
-
-const tagDescriptions: Record<string, string> = {
-  'entry point': 'Where a client starts: links to every collection and to this document.',
-  events: 'Events, each at one location.',
-  locations: 'Places where events take place.',
-  relations: 'Documentation of the link relations the service defines.',
-  operations: 'Probes and metrics for whoever runs the service.',
-  documentation: 'This document and its reference page.',
-}
-
-function tagOf(url: string): string {
-  const first = url.split('/')[1] ?? ''
-  const byFirst: Record<string, string> = {
-    '': 'entry point',
-    events: 'events',
-    locations: 'locations',
-    rel: 'relations',
-    health: 'operations',
-    metrics: 'operations',
-  }
-  return byFirst[first] ?? 'documentation'
-}
-
 /** The keys of a path item that hold operations, QUERY's extension included. */
 export const methodKeys = ['get', 'head', 'put', 'post', 'delete', 'options', 'patch', 'x-query']
 
@@ -176,51 +126,6 @@ function referencing(schema: unknown, used: Map<string, unknown>): unknown {
 
 const copyOf = (schema: object, used: Map<string, unknown>) =>
   Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referencing(v, used)]))
-
-/**
- * The request fields operations take. If-Match and If-None-Match have no limit of their own: the
- * whole header section is (MAX_HEADER_SIZE, 431 beyond), so no field can be longer.
- */
-const headerParameters = ({ maxHeaderSize }: DocumentLimits): Record<string, Json> => ({
-  RequestId: {
-    name: 'X-Request-Id',
-    in: 'header',
-    required: false,
-    description: 'A request id to log and echo; kept when short and plain ([A-Za-z0-9._:-]{1,128}).',
-    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-  },
-  IfNoneMatch: {
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
-    description: 'ETags of a copy the client holds: a read answers 304 when one is current; a write 412.',
-    schema: { type: 'string', maxLength: maxHeaderSize },
-  },
-  IfMatch: {
-    name: 'If-Match',
-    in: 'header',
-    required: false,
-    description:
-      'ETags the representation must still have (or `*`), else 412: two clients PUT with the same If-Match, exactly one wins.',
-    schema: { type: 'string', maxLength: maxHeaderSize },
-  },
-  IdempotencyKey: {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description:
-      'A retry with the same key and body within 24 h answers the first response again and creates nothing; the same key with another body is 422.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
-  },
-  LastEventId: {
-    name: 'Last-Event-ID',
-    in: 'header',
-    required: false,
-    description:
-      'The change feed (Accept: text/event-stream) resumes after this change number, or sends `reset` when changes after it are no longer kept.',
-    schema: { type: 'string', maxLength: 16, pattern: '^(0|[1-9][0-9]{0,15})$' },
-  },
-})
 
 const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` })
 const shared = (name: string) => ({ $ref: `#/components/responses/${name}` })
@@ -250,18 +155,6 @@ function pathItem(url: string, resource: Resource, schemaOf: SchemaOf): Json {
   item.options = optionsObject(url, resource)
   return item
 }
-
-const operationId = (method: string, url: string) =>
-  method.toLowerCase() +
-  (url === '/'
-    ? 'EntryPoint'
-    : url
-        .split(/[/.]/)
-        .filter(Boolean)
-        .map((part) => (part.startsWith(':') ? `By${capital(part.slice(1))}` : capital(part)))
-        .join(''))
-
-const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
 
 /** A response body's schema in one media type: JSON types take the route's schema. */
 function bodySchema(type: string, schema: unknown, schemaOf: SchemaOf): unknown {
@@ -379,59 +272,6 @@ function operationObject(method: Method | 'HEAD', url: string, op: Operation, sc
       }),
     responses,
   }
-}
-
-/** A short title for the reference page, e.g. "Replace an event". */
-function summaryOf(method: Method | 'HEAD', url: string, op: Operation): string {
-  const segments = url.split('/').filter(Boolean)
-  const one = segments.at(-1)?.startsWith(':') === true
-  const collection = (one ? segments.at(-2) : segments.at(-1)) ?? ''
-  const item = collection.replace(/s$/, '')
-  const thing = one ? `one ${item}` : collection === '' ? 'the entry point' : url
-  switch (method) {
-    case 'HEAD':
-      return `Headers of GET ${pathTemplate(url)}`
-    case 'QUERY':
-      return `A page of ${collection}, parameters in the body (HTTP QUERY)`
-    case 'POST':
-      return op.created ? `Create ${/^[aeiou]/.test(item) ? 'an' : 'a'} ${item}` : `POST ${url}`
-    case 'PUT':
-      return `Replace ${thing}`
-    case 'PATCH':
-      return `Change ${thing} (merge patch)`
-    case 'DELETE':
-      return `Delete ${thing}`
-    default:
-      return op.paged ? `A page of ${collection}` : `Read ${thing}`
-  }
-}
-
-function successDescription(status: number, op: Operation): string {
-  if (status === 201) return 'Created: the new resource, its path in Location.'
-  if (status === 204) return 'Done; no body.'
-  if (op.paged) return 'A page of the collection; `Link` has first, prev, next and last.'
-  return 'The representation, in the type Accept chose.'
-}
-
-function descriptionOf(method: Method | 'HEAD', op: Operation): string {
-  const lines = [
-    op.write
-      ? 'Needs credentials of an editor: HTTP Basic or an `ers-v1` request signature.'
-      : 'Needs no credentials; credentials that are sent are checked.',
-  ]
-  if (method === 'HEAD') lines.push('The headers of GET, without a body.')
-  if (method === 'QUERY') {
-    lines.push(
-      'The HTTP QUERY method (a safe read with a body), for intermediaries that drop a GET’s body. OpenAPI 3.1 has no slot for it: this operation object is the `x-query` extension of the path item.',
-    )
-  }
-  if (op.produces?.includes(mediaTypes.eventStream)) {
-    lines.push(
-      'With `Accept: text/event-stream`, the change feed: one Server-Sent Event per committed change; `Last-Event-ID` resumes.',
-    )
-  }
-  if (op.describedBy) lines.push(`Documented further at ${op.describedBy}.`)
-  return lines.join('\n\n')
 }
 
 function optionsObject(url: string, resource: Resource): Json {

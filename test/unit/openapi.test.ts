@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { EventCreate, EventsQueryBody } from '../../src/contract/schemas.ts'
-import { openApiDocument, pathTemplate } from '../../src/http/openapi.ts'
+import { openApiDocument } from '../../src/http/openapi.ts'
+import { pathTemplate } from '../../src/http/openapi-wording.ts'
 import type { Resource } from '../../src/http/resource.ts'
 
 const handler = async () => undefined
