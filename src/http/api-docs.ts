@@ -15,7 +15,7 @@ import { type DocumentInfo, openApiDocument } from './openapi.ts'
 import { type DocumentLimits, defaultLimits } from './openapi-limits.ts'
 import { type Json, responseHeaders } from './openapi-parts.ts'
 import { checkingCredentials } from './pipeline.ts'
-import { registerResource, routeTable } from './resource.ts'
+import { registerOtherMethods, registerResource, routeTable } from './resource.ts'
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
@@ -77,6 +77,9 @@ export function registerApiDocs(
     scope.addHook('onRequest', checkingCredentials(authenticate))
     await scope.register(fastifySwaggerUi, {
       routePrefix: paths.docs,
+      // The page's own policy: its scripts and styles come from here; Swagger UI sets style
+      // attributes and draws icons as data: images.
+      staticCSP: docsContentSecurityPolicy,
       // The page's asset URLs become ./docs/static/…: relative, so they work behind a path prefix.
       indexPrefix: '.',
       theme: { title: 'Event Resource Service API' },
@@ -98,7 +101,16 @@ export function registerApiDocs(
       }),
     })
   })
+  // The page and its assets are read-only: OPTIONS names GET, another method is 405, not the 404
+  // of a path that names nothing. Outside the scope above: like the table's, these answers never
+  // look at credentials.
+  for (const url of docsPaths) registerOtherMethods(app, url, 'GET, HEAD, OPTIONS')
 }
+
+const docsPaths = ['', '/', '/json', '/yaml', '/static/*'].map((path) => `${paths.docs}${path}`)
+
+const docsContentSecurityPolicy =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const shared = (name: string) => ({ $ref: `#/components/responses/${name}` })
 
@@ -131,3 +143,17 @@ const referencePage: Json = Object.fromEntries(
     },
   ]),
 )
+referencePage.options = {
+  operationId: 'optionsDocs',
+  summary: 'Methods of /docs',
+  description: 'The methods of the reference page (GET, HEAD, OPTIONS). Needs no credentials.',
+  tags: ['documentation'],
+  security: [],
+  responses: {
+    204: { description: 'The methods in Allow.', headers: responseHeaders(['Allow']) },
+    400: shared('BadRequest'),
+    413: shared('ContentTooLarge'),
+    415: shared('UnsupportedMediaType'),
+    500: shared('InternalServerError'),
+  },
+}

@@ -174,6 +174,19 @@ export function registerResource(app: FastifyInstance, url: string, resource: Re
       handler: operation.handler,
     })
   }
+  registerOtherMethods(app, url, allow, { ...acceptHeaders(resource), ...link })
+}
+
+/**
+ * OPTIONS, answering `allow` and `headers`, and 405 with Allow for every method not in `allow`:
+ * for a resource of the table, and for pages served by a plugin (the reference page) alike.
+ */
+export function registerOtherMethods(
+  app: FastifyInstance,
+  url: string,
+  allow: string,
+  headers: Record<string, string | undefined> = {},
+): void {
   app.route({
     method: 'OPTIONS',
     url,
@@ -182,7 +195,7 @@ export function registerResource(app: FastifyInstance, url: string, resource: Re
     handler: async (_request, reply) =>
       reply
         .code(204)
-        .headers({ allow, ...acceptHeaders(resource), ...link })
+        .headers({ allow, ...headers })
         .send(),
   })
   const others = app.supportedMethods.filter((m) => !allow.split(', ').includes(m))

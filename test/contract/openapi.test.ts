@@ -76,7 +76,9 @@ describe(`[${target.name}] the OpenAPI document`, () => {
       // out on purpose; its page, /docs, is listed.
       if (route.url.startsWith('/docs/')) continue
       const isOperation = route.config?.operation !== undefined || route.config?.allow !== undefined
-      if (!isOperation && !route.url.startsWith('/docs')) {
+      // The page itself is served by Swagger UI, not the table: its GET and HEAD are operations too.
+      const page = route.url === '/docs' && route.method.some((m) => m === 'GET' || m === 'HEAD')
+      if (!isOperation && !page) {
         // The 405 answer of a resource: none of its methods may be one the document lists.
         for (const method of route.method) {
           assert.ok(!documented().has(`${method} ${template(route.url)}`), `${method} ${route.url} is a 405`)
@@ -270,6 +272,25 @@ ${body}
     })
     assert.equal(own.header('content-type'), 'application/vnd.oai.openapi+json')
     assert.equal((await ctx.http('GET', '/openapi.json', { headers: { accept: types.events } })).status, 406)
+  })
+
+  it('the reference page: a Content-Security-Policy, OPTIONS with Allow, 405 for a write, never credentials', async () => {
+    const page = await ctx.http('GET', '/docs')
+    assert.equal(page.status, 200)
+    assert.match(page.header('content-security-policy') ?? '', /default-src 'self'.*frame-ancestors 'none'/)
+    const bogus = { authorization: 'Basic Ym9ndXM6Ym9ndXM=' }
+    // /docs is in the document; its assets and copies are not, so they go unchecked.
+    for (const path of ['/docs', '/docs/', '/docs/json', '/docs/static/index.css']) {
+      const send = path === '/docs' ? ctx.http : ctx.service.request.bind(ctx.service)
+      const options = await send('OPTIONS', path, { headers: bogus })
+      assert.equal(options.status, 204, `OPTIONS ${path}`)
+      assert.equal(options.header('allow'), 'GET, HEAD, OPTIONS')
+      const write = await send('DELETE', path, { headers: bogus })
+      assert.equal(write.status, 405, `DELETE ${path}: ${write.text}`)
+      assert.equal(write.header('allow'), 'GET, HEAD, OPTIONS')
+      assert.equal(write.header('content-type'), types.problem)
+    }
+    assert.equal((await ctx.service.request('DELETE', '/docs/nothing')).status, 404)
   })
 
   it('the contract suite’s check refuses what the document does not declare', () => {
