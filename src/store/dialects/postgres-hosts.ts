@@ -115,6 +115,17 @@ export function needsHostChoice(url: string): boolean {
   return parsed !== undefined && (parsed.hosts.length > 1 || parsed.targetSessionAttrs !== 'any')
 }
 
+/** What is wrong with a postgres:// URL's hosts or target_session_attrs; undefined: nothing, or no such URL. */
+export function postgresUrlProblem(url: string): string | undefined {
+  if (!/^postgres(ql)?:\/\/./i.test(url)) return undefined
+  try {
+    parsePostgresHosts(url)
+    return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
 function tryParse(url: string): PostgresHosts | undefined {
   try {
     return parsePostgresHosts(url)
