@@ -71,6 +71,10 @@ export interface ReplicatedPair {
   multiHostUrl(database: string, attrs?: string): string
   /** Kills the primary at once (pg_ctl -m immediate stop): no shutdown checkpoint, as in a crash. */
   killPrimary(): Promise<void>
+  /** Stops the standby (fast shutdown); a synchronous primary's commits then wait for it. */
+  stopStandby(): Promise<void>
+  /** Starts the stopped standby again, still a standby. */
+  startStandby(): Promise<void>
   /** Promotes the standby and waits until it takes writes. */
   promoteStandby(): Promise<void>
   /** Stops whatever still runs and removes the directory; safe to call more than once. */
@@ -181,6 +185,14 @@ export async function startReplicatedPair({ synchronous = true } = {}): Promise<
     async killPrimary() {
       await pgCtl(primary, dir, 'stop', '-m', 'immediate')
       running.delete(primary)
+    },
+    async stopStandby() {
+      await pgCtl(standby, dir, 'stop', '-m', 'fast')
+      running.delete(standby)
+    },
+    async startStandby() {
+      await pgCtl(standby, dir, 'start')
+      running.add(standby)
     },
     async promoteStandby() {
       await pgCtl(standby, dir, 'promote')

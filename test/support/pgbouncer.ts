@@ -27,6 +27,8 @@ export interface Bouncer {
   /** `postgres://user@127.0.0.1:<port>/<database>` through PgBouncer. */
   url(database: string): string
   stop(): Promise<void>
+  /** Stops it at once, for a process's 'exit' handler, where nothing can be awaited. */
+  stopNow(): void
 }
 
 export async function freePort(): Promise<number> {
@@ -117,6 +119,10 @@ logfile = ${join(dir, 'pgbouncer.log')}
         child.kill('SIGINT')
         await once(child, 'exit')
       }
+      rmSync(dir, { recursive: true, force: true })
+    },
+    stopNow() {
+      if (child.exitCode === null) child.kill('SIGINT')
       rmSync(dir, { recursive: true, force: true })
     },
   }
