@@ -47,12 +47,13 @@ export const postgresSkipReason = sqliteOnly
   : pgbouncerOnly
     ? 'ERS_TEST_STORES=pgbouncer (the direct PostgreSQL runs are npm test’s)'
     : postgresAdminUrl
-    ? undefined
-    : 'DATABASE_URL_TEST_PG is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)'
+      ? undefined
+      : 'DATABASE_URL_TEST_PG is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)'
 
 if (postgresSkipReason) {
   // CI promises both stores: a silently skipped PostgreSQL run there would be a false green.
-  if (process.env.CI === 'true' && !sqliteOnly && !pgbouncerOnly) throw new Error(`CI=true but ${postgresSkipReason}`)
+  if (process.env.CI === 'true' && !sqliteOnly && !pgbouncerOnly)
+    throw new Error(`CI=true but ${postgresSkipReason}`)
   // One line per test file (node --test runs each in its own process).
   process.stderr.write(`note: PostgreSQL store tests are skipped: ${postgresSkipReason}\n`)
 }
