@@ -7,7 +7,10 @@
 // exactly one event, and the feed holds every committed change once, in order.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { openPostgres } from '../../src/store/dialects/postgres.ts'
 import { clusterSkipReason, query, type ReplicatedPair, startReplicatedPair } from '../support/clusters.ts'
+import { freePort } from '../support/ports.ts'
 import { type Response, send, startService, type TestService } from '../support/service.ts'
 import { type Feed, openFeed } from '../support/sse.ts'
 import type { StoreTarget } from '../support/stores.ts'
@@ -290,5 +293,48 @@ describe('[cluster] failover: a commit whose answer is lost', { skip: clusterSki
     const replay = await post()
     assert.equal(replay.json().id, answer.json().id)
     assert.deepEqual(await titled(), [answer.json().id])
+  })
+})
+
+describe('[cluster] target_session_attrs picks the host', { skip: clusterSkipReason ?? false }, () => {
+  let pair: ReplicatedPair | undefined
+  before(async () => {
+    pair = await startReplicatedPair({ synchronous: false })
+  })
+  after(async () => {
+    await pair?.stop()
+  })
+
+  const serverPort = async (url: string) => {
+    const dialect = openPostgres(url, { poolSize: 2 })
+    try {
+      const { rows } = await sql<{ port: number }>`select inet_server_port() as port`.execute(dialect.db)
+      return rows[0]?.port
+    } finally {
+      await dialect.close()
+    }
+  }
+
+  it('passes over a standby named first for read-write and primary, and takes it for standby', async () => {
+    const { primary, standby } = pair as ReplicatedPair
+    const hosts = `127.0.0.1:${standby.port},127.0.0.1:${primary.port}`
+    for (const attrs of ['read-write', 'primary']) {
+      assert.equal(
+        await serverPort(`postgres://postgres@${hosts}/postgres?target_session_attrs=${attrs}`),
+        primary.port,
+        attrs,
+      )
+    }
+    const reversed = `127.0.0.1:${primary.port},127.0.0.1:${standby.port}`
+    for (const attrs of ['standby', 'prefer-standby', 'read-only']) {
+      assert.equal(
+        await serverPort(`postgres://postgres@${reversed}/postgres?target_session_attrs=${attrs}`),
+        standby.port,
+        attrs,
+      )
+    }
+    // `any` takes the first host that answers, here a dead one skipped.
+    const dead = await freePort()
+    assert.equal(await serverPort(`postgres://postgres@127.0.0.1:${dead},${reversed}/postgres`), primary.port)
   })
 })

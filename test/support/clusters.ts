@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
-import { freePort } from './pgbouncer.ts'
+import { freePort } from './ports.ts'
 
 const execFile = promisify(execFileCallback)
 

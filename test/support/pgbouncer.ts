@@ -4,9 +4,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports.ts'
 
 const candidates = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer']
 
@@ -29,17 +30,6 @@ export interface Bouncer {
   stop(): Promise<void>
   /** Stops it at once, for a process's 'exit' handler, where nothing can be awaited. */
   stopNow(): void
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 async function accepting(port: number, timeoutMs: number): Promise<void> {
