@@ -10,6 +10,7 @@ import {
   type TlsMinVersion,
   tlsMinVersions,
 } from './http/tls-policy.ts'
+import { postgresUrlProblem } from './store/dialects/postgres-hosts.ts'
 
 export const databasePoolers = ['none', 'transaction'] as const
 export type DatabasePooler = (typeof databasePoolers)[number]
@@ -274,9 +275,16 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
       `DATABASE_URL=${redactUrl(databaseUrl)}: expected sqlite:<path>, sqlite::memory: or postgres://…`,
     )
   }
+  // libpq's multi-host form and target_session_attrs (store/dialects/postgres-hosts.ts).
+  const hostsProblem = postgresUrlProblem(databaseUrl)
+  if (hostsProblem) problems.push(`DATABASE_URL=${redactUrl(databaseUrl)}: ${hostsProblem}`)
   const databaseListenUrl = raw.databaseListenUrl ?? base.databaseListenUrl
   if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseListenUrl)) {
     problems.push(`DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: expected postgres://…`)
+  } else if (databaseListenUrl !== undefined && postgresUrlProblem(databaseListenUrl)) {
+    problems.push(
+      `DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: ${postgresUrlProblem(databaseListenUrl)}`,
+    )
   }
   const databasePooler = (raw.databasePooler ?? base.databasePooler) as DatabasePooler
   if (!databasePoolers.includes(databasePooler)) {
