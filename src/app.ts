@@ -15,6 +15,7 @@ import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
+import { registerCompression } from './http/compression.ts'
 import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { type DirectRead, directReads } from './http/direct-read.ts'
@@ -273,6 +274,8 @@ export function buildApp({
     }
     done(null, payload)
   })
+  // After the hooks above, so that it codes the final body and sees the final ETag and Vary.
+  if (config.compression) registerCompression(app)
 
   app.setErrorHandler((error, request, reply) => {
     // Refused before its body was read (401, 406, 415…): the rest of the body may never come, so
@@ -320,7 +323,8 @@ export function buildApp({
       log: app.log,
       record,
       everyAnswer,
-      vary: varyValue,
+      vary: config.compression ? `${varyValue}, Accept-Encoding` : varyValue,
+      compression: config.compression,
       trusted: trust && ((address) => trust(address, 0)),
       draining: () => draining,
     })

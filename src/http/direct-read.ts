@@ -16,8 +16,9 @@
 // Fastify path, and test/contract/direct-read.test.ts holds this one to it, field for field.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
-import { versionEtag } from '../domain/etag.ts'
+import { codedEtag, versionEtag } from '../domain/etag.ts'
 import { type AccessLog, enabled } from './access-log.ts'
+import { encode, minimumBytes, preferredCoding } from './compression.ts'
 import type { RecordAnswer } from './metrics.ts'
 import { responseType } from './negotiate.ts'
 import type { RateLimiter, Verdict } from './rate-limit.ts'
@@ -39,6 +40,8 @@ export interface DirectReadSettings {
   /** Fields of every answer (app.ts). */
   readonly everyAnswer: Readonly<Record<string, string>>
   readonly vary: string
+  /** COMPRESSION: bodies of http/compression.ts's minimum size are coded as Fastify's path codes them. */
+  readonly compression: boolean
   /** Whether the address is a trusted proxy's (TRUST_PROXY), whose requests Fastify reads. */
   readonly trusted: ((address: string) => boolean) | undefined
   /** True once the service drains (its answers then close their connection: Fastify's path). */
@@ -80,7 +83,7 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     if (collection && read && produces) targets.set(collection, { route: url, produces, read })
   }
   if (targets.size === 0) return undefined
-  const { limit, accessLog, log, record, vary, trusted, draining } = settings
+  const { limit, accessLog, log, record, vary, trusted, draining, compression } = settings
   const everyAnswer = Object.entries(settings.everyAnswer).flat()
 
   /** The target and id of a plain read, or undefined. */
@@ -137,7 +140,7 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     { target, id, type, address }: PlainRead,
   ): Promise<void> {
     const started = performance.now()
-    const write = (fields: string[], body: string, requestId: string) => {
+    const write = (fields: string[], body: string | Buffer, requestId: string) => {
       response.writeHead(200, fields)
       response.end(body)
       // Written as the answer is handed to the connection, where Fastify's path waits for its
@@ -161,12 +164,19 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
         return fastify(request, response)
       }
       const requestId = requestIdOf(request)
-      const body = JSON.stringify(target.read.represent(found))
+      const json = JSON.stringify(target.read.represent(found))
+      // Coded as http/compression.ts codes Fastify's answers (its hook runs last there).
+      const coding =
+        compression && json.length >= minimumBytes / 3 && Buffer.byteLength(json) >= minimumBytes
+          ? preferredCoding(request.headers['accept-encoding'])
+          : undefined
+      const body = coding ? encode(json, coding) : json
+      const etag = versionEtag(found.version)
       // Names and values in turn: writeHead takes them so, and no object is built for them.
       const fields = verdict ? verdict.fields.slice() : []
       fields.push(
         'etag',
-        versionEtag(found.version),
+        coding ? codedEtag(etag, coding) : etag,
         // As conditional.ts: caches may keep it but must revalidate.
         'cache-control',
         'no-cache',
@@ -174,7 +184,9 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
         type,
       )
       for (const field of everyAnswer) fields.push(field)
-      fields.push('x-request-id', requestId, 'vary', vary, 'content-length', String(Buffer.byteLength(body)))
+      fields.push('x-request-id', requestId, 'vary', vary)
+      if (coding) fields.push('content-encoding', coding)
+      fields.push('content-length', String(Buffer.byteLength(body)))
       writeSoon(() => {
         try {
           write(fields, body, requestId)
