@@ -1,7 +1,7 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
+import type { Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
@@ -22,6 +22,7 @@ import { type DirectRead, directReads } from './http/direct-read.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
+import { createSecureHttpServer } from './http/http2-server.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
@@ -151,18 +152,26 @@ export function buildApp({
       }
       let server: ReturnType<typeof createServer> | HttpsServer
       if (tls) {
-        const secure = createSecureServer(
+        // HTTP/2 and HTTP/1.1, chosen by ALPN (http/http2-server.ts).
+        const secure = createSecureHttpServer(
           {
-            ...options,
-            // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
-            handshakeTimeout: config.headersTimeoutMs,
-            cert: tls.cert,
-            key: tls.key,
-            // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
-            ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
+            options: {
+              ...options,
+              // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
+              handshakeTimeout: config.headersTimeoutMs,
+              cert: tls.cert,
+              key: tls.key,
+              // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
+              ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
+            },
+            maxConcurrentStreams: config.http2MaxConcurrentStreams,
+            maxHeaderSize: config.maxHeaderSize,
+            headersTimeoutMs: config.headersTimeoutMs,
+            requestTimeoutMs: config.requestTimeoutMs,
+            log: { debug: (object, message) => app.log.debug(object, message) },
           },
           withHost,
-        )
+        ) as unknown as HttpsServer
         // Plain HTTP sent to the HTTPS port gets a 400 that says to use https:// (nginx's 497).
         refusePlainHttp(secure, {
           firstByteTimeoutMs: config.headersTimeoutMs,
@@ -252,6 +261,9 @@ export function buildApp({
     reply.headers(everyAnswer)
     reply.header('x-request-id', request.id)
     if (draining) reply.header('connection', 'close')
+    // HTTP/2 has no Connection field (RFC 9113 §8.2.2; its sessions close with GOAWAY), whoever set
+    // it here (a drain, a refused body, a feed; Fastify itself after a body error).
+    if (request.raw.httpVersionMajor === 2) reply.removeHeader('connection')
     // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
     // type, but Fastify appends one to every JSON-like type.
     const type = reply.getHeader('content-type')
