@@ -10,7 +10,7 @@ import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError, echo } from './domain/errors.ts'
-import { AccessLog, requestLogger } from './http/access-log.ts'
+import { AccessLog, requestLogger, serviceLogger } from './http/access-log.ts'
 import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
@@ -86,17 +86,17 @@ export function buildApp({
   // The plainest reads of one resource, answered past Fastify (http/direct-read.ts); set once the
   // routes are.
   let direct: DirectRead | undefined
+  // The service's own logger writes its access lines directly (http/access-log.ts).
+  const own = logger
+    ? undefined
+    : serviceLogger({
+        level: config.logLevel,
+        redact: ['req.headers.authorization'],
+        ...(logStream && { stream: logStream }),
+      })
   const accessLog = new AccessLog(config.accessLog)
   const app = Fastify({
-    ...(logger
-      ? { loggerInstance: logger }
-      : {
-          logger: {
-            level: config.logLevel,
-            redact: ['req.headers.authorization'],
-            ...(logStream && { stream: logStream }),
-          },
-        }),
+    loggerInstance: logger ?? own?.logger,
     bodyLimit: config.bodyLimit,
     // request.ip, .protocol and .host follow X-Forwarded-* from trusted proxies only (TRUST_PROXY).
     trustProxy: trust ?? false,
@@ -189,6 +189,7 @@ export function buildApp({
       return server as HttpsServer
     },
   }) as unknown as FastifyInstance
+  if (own) accessLog.writesDirectly(app.log, own.write)
   // Deadlines per connection, which Node 20 does not keep reliably, and the cap on connections per
   // client address, trusted proxies exempt (http/connection-guard.ts).
   guardConnections(app.server, {
