@@ -18,7 +18,6 @@ import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
 import { registerCompression } from './http/compression.ts'
 import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
-import { type DirectRead, directReads } from './http/direct-read.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
@@ -31,7 +30,6 @@ import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
 import { requestIdOf } from './http/request-id.ts'
-import { routeTable } from './http/resource.ts'
 import { entryPointRoutes } from './http/routes/entry-point.ts'
 import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
@@ -83,9 +81,6 @@ export function buildApp({
     ...(tls && { 'strict-transport-security': strictTransportSecurity }),
   }
 
-  // The plainest reads of one resource, answered past Fastify (http/direct-read.ts); set once the
-  // routes are.
-  let direct: DirectRead | undefined
   // The service's own logger writes its access lines directly (http/access-log.ts).
   const own = logger
     ? undefined
@@ -147,8 +142,7 @@ export function buildApp({
       }
       const withHost = (request: IncomingMessage, response: ServerResponse) => {
         if (refuseMissingHost(request, response)) return
-        if (direct) direct(request, response, handler)
-        else handler(request, response)
+        handler(request, response)
       }
       let server: ReturnType<typeof createServer> | HttpsServer
       if (tls) {
@@ -319,7 +313,7 @@ export function buildApp({
   // The stylesheet, script and icon of the HTML view (http/html/).
   assetRoutes(app)
   healthRoutes(app, store, counters)
-  const record = registerMetrics(app, store, { feedConnections: feed.open })
+  registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
   registerApiDocs(
     app,
@@ -327,21 +321,6 @@ export function buildApp({
     {},
     { maxPerPage: config.maxPerPage, maxHeaderSize: config.maxHeaderSize },
   )
-  // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
-  if (config.corsOrigins.length === 0) {
-    direct = directReads({
-      routes: routeTable(app),
-      limit,
-      accessLog,
-      log: app.log,
-      record,
-      everyAnswer,
-      vary: config.compression ? `${varyValue}, Accept-Encoding` : varyValue,
-      compression: config.compression,
-      trusted: trust && ((address) => trust(address, 0)),
-      draining: () => draining,
-    })
-  }
   return app
 }
 

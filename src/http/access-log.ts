@@ -73,7 +73,7 @@ export class AccessLog extends LogController {
     if (this.#lines && enabled(log, 'info')) this.answered(log, lineOf(request, reply))
   }
 
-  /** The access line of an answered request (http/direct-read.ts calls it for its own). */
+  /** The access line of an answered request. */
   answered(log: FastifyBaseLogger, line: AccessLine): void {
     if (!this.#lines || !enabled(log, 'info')) return
     if (this.#own?.logger === log) this.#own.write(line)
