@@ -1,7 +1,7 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { createServer as createSecureServer, type Server as HttpsServer } from 'node:https'
+import type { Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
@@ -10,17 +10,18 @@ import type { Config } from './config.ts'
 import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError, echo } from './domain/errors.ts'
-import { AccessLog, requestLogger } from './http/access-log.ts'
+import { AccessLog, requestLogger, serviceLogger } from './http/access-log.ts'
 import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
+import { registerCompression } from './http/compression.ts'
 import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
-import { type DirectRead, directReads } from './http/direct-read.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
+import { createSecureHttpServer } from './http/http2-server.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
@@ -29,7 +30,6 @@ import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
 import { requestIdOf } from './http/request-id.ts'
-import { routeTable } from './http/resource.ts'
 import { entryPointRoutes } from './http/routes/entry-point.ts'
 import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
@@ -81,20 +81,17 @@ export function buildApp({
     ...(tls && { 'strict-transport-security': strictTransportSecurity }),
   }
 
-  // The plainest reads of one resource, answered past Fastify (http/direct-read.ts); set once the
-  // routes are.
-  let direct: DirectRead | undefined
+  // The service's own logger writes its access lines directly (http/access-log.ts).
+  const own = logger
+    ? undefined
+    : serviceLogger({
+        level: config.logLevel,
+        redact: ['req.headers.authorization'],
+        ...(logStream && { stream: logStream }),
+      })
   const accessLog = new AccessLog(config.accessLog)
   const app = Fastify({
-    ...(logger
-      ? { loggerInstance: logger }
-      : {
-          logger: {
-            level: config.logLevel,
-            redact: ['req.headers.authorization'],
-            ...(logStream && { stream: logStream }),
-          },
-        }),
+    loggerInstance: logger ?? own?.logger,
     bodyLimit: config.bodyLimit,
     // request.ip, .protocol and .host follow X-Forwarded-* from trusted proxies only (TRUST_PROXY).
     trustProxy: trust ?? false,
@@ -145,23 +142,30 @@ export function buildApp({
       }
       const withHost = (request: IncomingMessage, response: ServerResponse) => {
         if (refuseMissingHost(request, response)) return
-        if (direct) direct(request, response, handler)
-        else handler(request, response)
+        handler(request, response)
       }
       let server: ReturnType<typeof createServer> | HttpsServer
       if (tls) {
-        const secure = createSecureServer(
+        // HTTP/2 and HTTP/1.1, chosen by ALPN (http/http2-server.ts).
+        const secure = createSecureHttpServer(
           {
-            ...options,
-            // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
-            handshakeTimeout: config.headersTimeoutMs,
-            cert: tls.cert,
-            key: tls.key,
-            // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
-            ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
+            options: {
+              ...options,
+              // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
+              handshakeTimeout: config.headersTimeoutMs,
+              cert: tls.cert,
+              key: tls.key,
+              // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
+              ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
+            },
+            maxConcurrentStreams: config.http2MaxConcurrentStreams,
+            maxHeaderSize: config.maxHeaderSize,
+            headersTimeoutMs: config.headersTimeoutMs,
+            requestTimeoutMs: config.requestTimeoutMs,
+            log: { debug: (object, message) => app.log.debug(object, message) },
           },
           withHost,
-        )
+        ) as unknown as HttpsServer
         // Plain HTTP sent to the HTTPS port gets a 400 that says to use https:// (nginx's 497).
         refusePlainHttp(secure, {
           firstByteTimeoutMs: config.headersTimeoutMs,
@@ -179,6 +183,7 @@ export function buildApp({
       return server as HttpsServer
     },
   }) as unknown as FastifyInstance
+  if (own) accessLog.writesDirectly(app.log, own.write)
   // Deadlines per connection, which Node 20 does not keep reliably, and the cap on connections per
   // client address, trusted proxies exempt (http/connection-guard.ts).
   guardConnections(app.server, {
@@ -251,6 +256,9 @@ export function buildApp({
     reply.headers(everyAnswer)
     reply.header('x-request-id', request.id)
     if (draining) reply.header('connection', 'close')
+    // HTTP/2 has no Connection field (RFC 9113 §8.2.2; its sessions close with GOAWAY), whoever set
+    // it here (a drain, a refused body, a feed; Fastify itself after a body error).
+    if (request.raw.httpVersionMajor === 2) reply.removeHeader('connection')
     // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
     // type, but Fastify appends one to every JSON-like type.
     const type = reply.getHeader('content-type')
@@ -273,6 +281,8 @@ export function buildApp({
     }
     done(null, payload)
   })
+  // After the hooks above, so that it codes the final body and sees the final ETag and Vary.
+  if (config.compression) registerCompression(app)
 
   app.setErrorHandler((error, request, reply) => {
     // Refused before its body was read (401, 406, 415…): the rest of the body may never come, so
@@ -303,7 +313,7 @@ export function buildApp({
   // The stylesheet, script and icon of the HTML view (http/html/).
   assetRoutes(app)
   healthRoutes(app, store, counters)
-  const record = registerMetrics(app, store, { feedConnections: feed.open })
+  registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
   registerApiDocs(
     app,
@@ -311,20 +321,6 @@ export function buildApp({
     {},
     { maxPerPage: config.maxPerPage, maxHeaderSize: config.maxHeaderSize },
   )
-  // With CORS on, answers vary with Origin and carry CORS fields: Fastify's path answers them all.
-  if (config.corsOrigins.length === 0) {
-    direct = directReads({
-      routes: routeTable(app),
-      limit,
-      accessLog,
-      log: app.log,
-      record,
-      everyAnswer,
-      vary: varyValue,
-      trusted: trust && ((address) => trust(address, 0)),
-      draining: () => draining,
-    })
-  }
   return app
 }
 

@@ -125,6 +125,10 @@ export interface Config {
   readonly feedMaxConnectionsPerAddress: number
   /** Bytes a feed's client may leave untaken before the feed is dropped (it can resume). */
   readonly feedMaxBufferedBytes: number
+  /** Compress answers of 1 KB or more with br or gzip when the client asks (http/compression.ts). */
+  readonly compression: boolean
+  /** HTTP/2 (over TLS): streams one connection may have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS). */
+  readonly http2MaxConcurrentStreams: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -175,6 +179,8 @@ export const defaults: Config = Object.freeze({
   feedMaxConnections: 1_000,
   feedMaxConnectionsPerAddress: 16,
   feedMaxBufferedBytes: 1024 * 1024,
+  compression: true,
+  http2MaxConcurrentStreams: 100,
 })
 
 /** Environment variable for each setting; the CLI flag is the kebab-case of the key. */
@@ -224,6 +230,8 @@ export const environmentNames: Record<keyof Config, string> = {
   feedMaxConnections: 'FEED_MAX_CONNECTIONS',
   feedMaxConnectionsPerAddress: 'FEED_MAX_CONNECTIONS_PER_ADDRESS',
   feedMaxBufferedBytes: 'FEED_MAX_BUFFERED_BYTES',
+  compression: 'COMPRESSION',
+  http2MaxConcurrentStreams: 'HTTP2_MAX_CONCURRENT_STREAMS',
 }
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -356,6 +364,8 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     feedMaxConnectionsPerAddress: integer('feedMaxConnectionsPerAddress', 0, 1_000_000),
     // Below one message's size a feed could never send anything.
     feedMaxBufferedBytes: integer('feedMaxBufferedBytes', 16 * 1024, 1024 * 1024 * 1024),
+    compression: boolean('compression'),
+    http2MaxConcurrentStreams: integer('http2MaxConcurrentStreams', 1, 10_000),
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\/.+/.test(config.redisUrl)) {
     problems.push(`REDIS_URL=${redactUrl(config.redisUrl)}: expected redis://host:port or rediss://…`)

@@ -12,6 +12,21 @@ export function contentEtag(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 }
 
+/**
+ * The strong ETag of a representation in a content coding (`br`, `gzip`; http/compression.ts): the
+ * identity tag with `+<coding>` inside its quotes. RFC 9110 §8.8.3 wants a distinct tag per coding;
+ * `+` occurs in no identity tag (versionEtag, contentEtag's base64url), so the two never collide.
+ */
+export function codedEtag(etag: string, coding: string): string {
+  return `${etag.slice(0, -1)}+${coding}"`
+}
+
+/** A coded tag names the same state of the resource as its identity tag: it is compared as that. */
+const identityTag = (tag: string) => {
+  const plus = tag.lastIndexOf('+')
+  return plus < 0 ? tag : `${tag.slice(0, plus)}"`
+}
+
 export interface EntityTag {
   readonly weak: boolean
   /** The opaque tag, quotes included. */
@@ -47,7 +62,10 @@ export function parseEtagList(field: string): '*' | EntityTag[] | undefined {
 // A field that does not parse names no entity tag: If-Match then matches nothing (the write is
 // refused, never made unconditionally) and If-None-Match excludes nothing. `*` mixed with tags
 // is malformed too (RFC 9110 §13.1.1: `"*" / #entity-tag`).
-const tagsOf = (field: string): '*' | readonly EntityTag[] => parseEtagList(field) ?? []
+const tagsOf = (field: string): '*' | readonly EntityTag[] => {
+  const tags = parseEtagList(field) ?? []
+  return tags === '*' ? tags : tags.map((t) => ({ weak: t.weak, tag: identityTag(t.tag) }))
+}
 
 /**
  * RFC 9110 §13.1.1: If-Match holds when it is `*` and a current representation exists, or when a

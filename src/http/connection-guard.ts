@@ -122,6 +122,8 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
   }
 
   const track = (socket: Socket) => {
+    // An HTTP/2 session keeps its own deadlines (http2-server.ts): no HTTP/1.1 408 is written into it.
+    if ((socket as Socket & { alpnProtocol?: string | false }).alpnProtocol === 'h2') return
     tracked.set(socket, {
       phase: 'headers',
       start: clock.now(),

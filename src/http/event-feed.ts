@@ -115,7 +115,11 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
       const stream = new FeedStream(
         {
           maxBufferedBytes: settings.maxBufferedBytes,
-          socketBuffered: () => request.raw.socket?.writableLength ?? 0,
+          // Over HTTP/2, what the feed's own stream holds (its session's socket is shared).
+          socketBuffered: () =>
+            (request.raw as { stream?: { writableLength: number } }).stream?.writableLength ??
+            request.raw.socket?.writableLength ??
+            0,
           onEnd: () => {
             hub.unsubscribe(stream)
             remove()

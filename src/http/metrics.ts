@@ -12,7 +12,7 @@ export interface MetricSources {
   readonly feedConnections: () => number
 }
 
-/** Counts one answered request, with its time in milliseconds (http/direct-read.ts for its own). */
+/** Counts one answered request, with its time in milliseconds. */
 export type RecordAnswer = (method: string, route: string, status: number, elapsedMs: number) => void
 
 export function registerMetrics(

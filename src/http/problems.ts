@@ -94,7 +94,8 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   // CONTRACT.md §5: a 503 says when to retry (RFC 9110 §10.2.3); a handler's own value is kept.
   if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '5')
   // Node's reason phrases predate RFC 9110 (422 "Unprocessable Entity"): keep status line and title alike.
-  reply.raw.statusMessage = body.title
+  // HTTP/2 has no reason phrase (RFC 9113 §8.3.2).
+  if (reply.request.raw.httpVersionMajor !== 2) reply.raw.statusMessage = body.title
   // Framework errors (bad URL encoding) skip the onSend hooks: these two fields must not depend on them.
   reply.header('x-request-id', reply.request.id).header('vary', 'Accept')
   // Bytes, so Fastify sends the media type exactly as given (it appends a charset to JSON strings).

@@ -22,7 +22,6 @@
 // the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
 // t "SHOULD reference the same point in time").
 import { createHash } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -59,24 +58,11 @@ export interface Verdict {
  * body is read) and sets its RateLimit fields: the refusal when it is over its limit, else null.
  * It answers at once for counters in memory, and with a promise for counters in Redis.
  */
-export interface RateLimiter {
-  (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    write: boolean,
-  ): DomainError | null | Promise<DomainError | null>
-  /**
-   * Counts a read from `address` (undefined once the client has gone) as the pipeline would
-   * count an accepted read; undefined when reads are unlimited. For reads answered past Fastify
-   * (http/direct-read.ts).
-   */
-  countRead(address: string | undefined): Verdict | Promise<Verdict> | undefined
-  /**
-   * A read counted by countRead and then passed on to Fastify after all (it is refused): the
-   * pipeline takes `verdict` for it instead of counting it again.
-   */
-  handOver(request: IncomingMessage, verdict: Verdict): void
-}
+export type RateLimiter = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  write: boolean,
+) => DomainError | null | Promise<DomainError | null>
 
 /** The limiter of `limits`; undefined when both kinds are off. */
 export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
@@ -112,8 +98,6 @@ export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
     return refusal
   }
 
-  // Reads passed on by http/direct-read.ts after they were counted (rare: those refused).
-  const handedOver = new WeakMap<IncomingMessage, Verdict>()
   // request.ip is undefined once the client has gone (its socket has no address any more).
   const countRead = (address: string | undefined) => count('reads', addressBlock(address ?? 'gone'))
 
@@ -122,7 +106,7 @@ export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
     let counted: Verdict | Promise<Verdict>
     if (!write) {
       if (limits.reads === 0) return null
-      counted = handedOver.get(request.raw) ?? countRead(request.ip)
+      counted = countRead(request.ip)
     } else {
       if (limits.writes === 0 || !request.principal) return null
       // A digest keeps user names out of a shared store, and keys short.
@@ -131,10 +115,5 @@ export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
     if (!(counted instanceof Promise)) return judged(reply, counted)
     return counted.then((verdict) => judged(reply, verdict))
   }
-  return Object.assign(limiter, {
-    countRead: (address: string | undefined) => (limits.reads === 0 ? undefined : countRead(address)),
-    handOver: (request: IncomingMessage, verdict: Verdict) => {
-      handedOver.set(request, verdict)
-    },
-  })
+  return limiter
 }

@@ -67,18 +67,7 @@ export interface Operation<S extends FastifySchema = FastifySchema> {
    * not looked up before it.
    */
   readonly confirmsCredentials?: boolean
-  /**
-   * A read of one stored resource by the id in its path (`/<collection>/:id`), given apart from
-   * the handler so that http/direct-read.ts can answer the plainest requests for it past Fastify.
-   */
-  readonly readById?: ReadById
   handler(request: TypedRequest<S>, reply: FastifyReply): Promise<unknown>
-}
-
-/** How to read one stored resource by its id, and represent it (its ETag is its version). */
-export interface ReadById<T extends { readonly version: number } = { readonly version: number }> {
-  get(id: number): Promise<T | undefined>
-  represent(value: T): unknown
 }
 
 /** An operation whose handler sees the types of its schemas (`request.body` from `schema.body`). */

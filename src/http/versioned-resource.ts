@@ -39,7 +39,6 @@ export function readOperation<T extends { version: number }>(resource: {
     produces: html ? [...resource.produces, mediaTypes.html] : resource.produces,
     etag: true,
     schema: resource.schema,
-    readById: { get: resource.get, represent: resource.represent },
     async handler(request, reply) {
       const id = pathId(request, resource.what)
       const value = await resource.get(id)

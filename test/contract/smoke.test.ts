@@ -14,7 +14,7 @@ for (const target of storeTargets) {
       })
       assert.equal(res.status, 200)
       assert.equal(res.header('content-type'), 'application/vnd.service.events+json')
-      assert.equal(res.header('vary'), 'Accept')
+      assert.equal(res.header('vary'), 'Accept, Accept-Encoding')
       assert.equal(Number(res.header('content-length')), Buffer.byteLength(res.text))
       const body = res.json()
       assert.deepEqual(Object.keys(body), ['total', 'events'])

@@ -5,10 +5,8 @@
 // offered (TLS_CIPHERS, TLS_MIN_VERSION), also after a reload; plain HTTP sent to the HTTPS port
 // gets a 400 problem saying to use https://. Certificates are made for each run with openssl.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { X509Certificate } from 'node:crypto'
 import { once } from 'node:events'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { connect as tcpConnect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -24,6 +22,7 @@ import type { FastifyInstance } from 'fastify'
 import { Agent, request } from 'undici'
 import { reloadTls } from '../../src/http/tls.ts'
 import { tlsPolicy } from '../../src/http/tls-policy.ts'
+import { makeCertificate as makeCertificateIn } from '../support/certificates.ts'
 import { runServerToExit, type SpawnedServer, spawnServer } from '../support/process.ts'
 import { readResponse, startService, type TestService } from '../support/service.ts'
 import { type StoreTarget, storeTargets } from '../support/stores.ts'
@@ -31,43 +30,11 @@ import { type StoreTarget, storeTargets } from '../support/stores.ts'
 const dir = mkdtempSync(join(tmpdir(), 'ers-tls-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-interface Certificate {
-  readonly cert: string
-  readonly key: string
-  readonly pem: string
-  readonly fingerprint256: string
-}
-
+/** Numbers the databases of this file. */
 let made = 0
 /** A new self-signed certificate (P-256, or RSA) for localhost and 127.0.0.1, valid for a day. */
-function makeCertificate(commonName = 'localhost', keyType: 'ec' | 'rsa' = 'ec'): Certificate {
-  const n = ++made
-  const cert = join(dir, `cert-${n}.pem`)
-  const key = join(dir, `key-${n}.pem`)
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      ...(keyType === 'ec' ? ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['rsa:2048']),
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${commonName}`,
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  )
-  const pem = readFileSync(cert, 'utf8')
-  return { cert, key, pem, fingerprint256: new X509Certificate(pem).fingerprint256 }
-}
+const makeCertificate = (commonName?: string, keyType?: 'ec' | 'rsa') =>
+  makeCertificateIn(dir, commonName, keyType)
 
 /** The fingerprint of the certificate a new TLS connection is given. */
 function certificateOnNewConnection(port: number, ca: string[]): Promise<string> {

@@ -71,6 +71,8 @@ describe('defaults', () => {
       feedMaxConnections: 1_000,
       feedMaxConnectionsPerAddress: 16,
       feedMaxBufferedBytes: 1_048_576,
+      compression: true,
+      http2MaxConcurrentStreams: 100,
     })
     assert.ok(Object.isFrozen(defaults))
   })
@@ -138,6 +140,8 @@ describe('parseConfig', () => {
       feedMaxConnections: '0',
       feedMaxConnectionsPerAddress: '2',
       feedMaxBufferedBytes: '65536',
+      compression: 'false',
+      http2MaxConcurrentStreams: '32',
     })
     assert.deepEqual(config, {
       port: 3000,
@@ -185,6 +189,8 @@ describe('parseConfig', () => {
       feedMaxConnections: 0,
       feedMaxConnectionsPerAddress: 2,
       feedMaxBufferedBytes: 65_536,
+      compression: false,
+      http2MaxConcurrentStreams: 32,
     } satisfies Config)
     assert.ok(Object.isFrozen(config))
   })

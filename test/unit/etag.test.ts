@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import {
+  codedEtag,
   contentEtag,
   ifMatchHolds,
   ifNoneMatchHolds,
@@ -234,5 +235,21 @@ describe('versionSet (the versions a field names, for the store)', () => {
         assert.deepEqual(versionSet(`W/${tag}`, 'weak'), { kind: 'versions', versions: [version] })
       }),
     )
+  })
+})
+
+describe('codedEtag', () => {
+  it('puts the coding inside the quotes, and names the same state as the identity tag', () => {
+    assert.equal(codedEtag('"v3"', 'gzip'), '"v3+gzip"')
+    const page = contentEtag('[1]')
+    assert.equal(codedEtag(page, 'br'), `${page.slice(0, -1)}+br"`)
+    for (const coded of [codedEtag('"v3"', 'gzip'), codedEtag('"v3"', 'br')]) {
+      assert.equal(ifMatchHolds(coded, '"v3"'), true)
+      assert.equal(ifNoneMatchHolds(coded, '"v3"'), false)
+      assert.equal(ifMatchHolds(coded, '"v4"'), false)
+      assert.deepEqual(versionSet(coded, 'strong'), { kind: 'versions', versions: [3] })
+    }
+    assert.equal(ifMatchHolds('W/"v3+gzip"', '"v3"'), false)
+    assert.equal(ifNoneMatchHolds(codedEtag(page, 'gzip'), page), false)
   })
 })

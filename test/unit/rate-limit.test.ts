@@ -39,33 +39,25 @@ function exchange(raw: IncomingMessage) {
 }
 
 describe('rateLimiter', () => {
-  it('counts a read once when it was counted for a direct answer and then handed over', () => {
+  it('counts each read once: within the limit null, beyond it the refusal with its fields', () => {
     const { counted, counters } = countingCounters()
     const limit = rateLimiter({ reads: 1, writes: 0, counters })
     assert.ok(limit)
-    assert.equal((limit.countRead('192.0.2.1') as { refusal: unknown }).refusal, null)
-    const raw = {} as IncomingMessage
-    const verdict = limit.countRead('192.0.2.1')
-    assert.ok(verdict && !(verdict instanceof Promise) && verdict.refusal)
+    const first = exchange({} as IncomingMessage)
+    assert.equal(limit(first.request, first.reply, false), null)
+    const second = exchange({} as IncomingMessage)
+    assert.ok(limit(second.request, second.reply, false))
     assert.equal(counted.hits, 2)
-
-    limit.handOver(raw, verdict)
-    const { request, reply, fields } = exchange(raw)
-    assert.equal(limit(request, reply, false), verdict.refusal)
-    assert.equal(counted.hits, 2, 'the handed-over read is not counted again')
-    assert.deepEqual(Object.keys(fields), ['ratelimit-policy', 'ratelimit', 'retry-after'])
-    assert.match(fields.ratelimit ?? '', /^"reads";r=0;t=\d+$/)
-
-    // Any other request is counted as usual.
-    const other = exchange({} as IncomingMessage)
-    assert.ok(limit(other.request, other.reply, false))
-    assert.equal(counted.hits, 3)
+    assert.deepEqual(Object.keys(second.fields), ['ratelimit-policy', 'ratelimit', 'retry-after'])
+    assert.match(second.fields.ratelimit ?? '', /^"reads";r=0;t=\d+$/)
   })
 
-  it('counts nothing for a direct answer when reads are unlimited', () => {
+  it('counts no read when reads are unlimited', () => {
     const { counted, counters } = countingCounters()
     const limit = rateLimiter({ reads: 0, writes: 5, counters })
-    assert.equal(limit?.countRead('192.0.2.1'), undefined)
+    assert.ok(limit)
+    const read = exchange({} as IncomingMessage)
+    assert.equal(limit(read.request, read.reply, false), null)
     assert.equal(counted.hits, 0)
   })
 })
