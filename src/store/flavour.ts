@@ -8,8 +8,8 @@ export interface SqlFlavour {
   identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
-  /** Statements that create the triggers keeping `event_buckets` (event-buckets.ts). */
-  readonly eventBucketTriggers: readonly string[]
+  /** Which text of the frozen migrations (migrations/frozen.ts) writes this dialect's schema. */
+  readonly schema: 'sqlite' | 'postgres'
   /**
    * How many rows OFFSET steps over in the time a deep page takes to add up one row of the date
    * buckets (measured; event-buckets.ts prefersBuckets).
