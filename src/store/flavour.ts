@@ -8,6 +8,13 @@ export interface SqlFlavour {
   identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
+  /**
+   * How an import commits beside live writes (import-events.ts). `one-transaction`: all or
+   * nothing, its counts deferred to its end, where writers run side by side (PostgreSQL).
+   * `chunks`: short transactions with pauses between, where writers take turns at one write lock
+   * (SQLite), so that live writes get turns during a long import.
+   */
+  readonly importCommits: 'one-transaction' | 'chunks'
   /** Which text of the frozen migrations (migrations/frozen.ts) writes this dialect's schema. */
   readonly schema: 'sqlite' | 'postgres'
   /**

@@ -148,6 +148,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       maxParameters: 65_535,
       offsetRowsPerBucketRow: 2,
       schema: 'postgres',
+      importCommits: 'one-transaction',
       rowLocks: true,
       changeNumbering: 'by-readers',
       // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).

@@ -104,6 +104,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       maxParameters: 32_766,
       offsetRowsPerBucketRow: 30,
       schema: 'sqlite',
+      importCommits: 'chunks',
       rowLocks: false,
       changeNumbering: 'in-write',
       contains: trigramContains,

@@ -10,6 +10,7 @@ import { eventBuckets } from './0005-event-buckets.ts'
 import { eventFilters } from './0006-event-filters.ts'
 import { changeLog } from './0007-change-log.ts'
 import { changeNumbering } from './0008-change-numbering.ts'
+import { countsInTriggers } from './0009-counts-in-triggers.ts'
 import type { SchemaFlavour } from './schema-flavour.ts'
 
 export function migrations({ schema }: SchemaFlavour): MigrationProvider {
@@ -24,6 +25,7 @@ export function migrations({ schema }: SchemaFlavour): MigrationProvider {
         '0006_event_filters': eventFilters(schema),
         '0007_change_log': changeLog(schema),
         '0008_change_numbering': changeNumbering(schema),
+        '0009_counts_in_triggers': countsInTriggers(schema),
       }
     },
   }
