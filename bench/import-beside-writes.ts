@@ -154,5 +154,11 @@ const result = {
   statuses: Object.fromEntries(byStatus),
   fewestAnswersInASecond: Math.min(...windows),
   secondsWithoutAnswer: windows.filter((n) => n === 0).length,
+  /** Which seconds of the import (from its start) had no answer, and the slowest writes: where it waits. */
+  emptySeconds: windows.flatMap((n, s) => (n === 0 ? [s] : [])),
+  slowest: [...answers]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((a) => `${a.method} sent at ${((a.at - started) / 1000).toFixed(1)} s: ${a.ms.toFixed(0)} ms`),
 }
 console.log(JSON.stringify(result))
