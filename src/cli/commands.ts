@@ -231,8 +231,9 @@ export const commands: readonly Command[] = [
     options: [],
     synopsis: '',
     help:
-      'load locations and their events from a JSON file,\n' +
-      'all in one transaction (format: docs/import.schema.json,\n' +
+      'load locations and their events from a JSON file\n' +
+      '(PostgreSQL: in one transaction; SQLite: in short ones\n' +
+      'beside live writes; format: docs/import.schema.json,\n' +
       'sample: examples/events.json)',
     run: async ({ operands: [file = ''], config }) => {
       const { readImportFile } = await import('./import-file.ts')
@@ -244,6 +245,21 @@ export const commands: readonly Command[] = [
         out(`imported ${result.locations} locations and ${result.events} events`)
       })
     },
+  },
+  {
+    name: 'recount',
+    operands: [],
+    options: [],
+    synopsis: '',
+    help:
+      'count the events from their rows, print the kept counts\n' +
+      'that differed (total, date buckets) and repair them in\n' +
+      'one transaction; safe while the service runs',
+    run: ({ config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        await (await import('./recount.ts')).recountEvents(store, out)
+      }),
   },
   {
     name: 'backup',

@@ -25,7 +25,6 @@ import {
   trimChanges,
 } from './change-log.ts'
 import { BucketRowsEstimate, deepPageOffset, prefersBuckets } from './event-buckets.ts'
-import { countEvents } from './event-count.ts'
 import type {
   BackupReport,
   EventStore,
@@ -41,8 +40,11 @@ import type { Executor } from './executor.ts'
 import { filteredPage } from './filtered-page.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { type HotQueries, hotQueries } from './hot-queries.ts'
+import { importFrom, importStart } from './import-cursor.ts'
+import { importEvents } from './import-events.ts'
 import { naming } from './location-references.ts'
 import { migrations } from './migrations/index.ts'
+import { recount } from './recount.ts'
 import { toApiKey, toEvent, toLocation, toUser } from './rows.ts'
 import type { Database } from './schema.ts'
 import {
@@ -51,7 +53,6 @@ import {
   insertEvent,
   insertEventLogged,
   insertEventOnce,
-  insertLocations,
   requireLocation,
   requireStorable,
   titleColumns,
@@ -266,9 +267,6 @@ export class KyselyStore implements EventStore {
 
   async deleteEvent(id: number, precondition?: Precondition) {
     await this.#writeEvents(async (trx) => {
-      // The counter before the event: the lock order of event-count.ts. A delete that fails (404,
-      // 412) rolls the count back with it.
-      await countEvents(trx, -1)
       const row = await deleteVersioned(trx, 'events', id, precondition)
       await this.#logChange(trx, 'deleted', toEvent(row))
     })
@@ -443,12 +441,16 @@ export class KyselyStore implements EventStore {
   }
 
   async importLocations(locations: Iterable<ImportLocation>, onProgress?: (events: number) => void) {
-    const counts = await this.#writeEvents(async (trx) => {
-      await this.#oneImportAtATime(trx)
-      const counts = await insertLocations(trx, this.dialect.flavour, locations, onProgress)
-      await this.#logReset(trx, counts.events)
-      return counts
-    })
+    const counts = await importEvents(
+      {
+        flavour: this.dialect.flavour,
+        write: (work) => this.#writeEvents(work),
+        oneAtATime: (trx) => this.#oneImportAtATime(trx),
+        logReset: (trx, events) => this.#logReset(trx, events),
+      },
+      locations,
+      onProgress,
+    )
     if (counts.events > 0) await this.#guard(async () => this.dialect.afterBulkLoad?.())
     return counts
   }
@@ -462,10 +464,16 @@ export class KyselyStore implements EventStore {
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
       await this.#oneImportAtATime(trx)
-      const counts = await insertLocations(trx, this.dialect.flavour, fill())
+      const batch = Math.floor(this.dialect.flavour.maxParameters / 4)
+      const { counts } = await importFrom(trx, fill(), importStart, { batch })
       await this.#logReset(trx, counts.events)
       return true
     })
+  }
+
+  /** `ers recount`: counts from the rows, repairs what differed, in one write (recount.ts). */
+  async recount() {
+    return this.#write((trx) => recount(trx, this.dialect.flavour.rowLocks))
   }
 
   poolStats(): PoolStats | undefined {
@@ -486,10 +494,7 @@ export class KyselyStore implements EventStore {
     await this.dialect.close()
   }
 
-  /**
-   * An import locks the date buckets of its events statement by statement (event-buckets.ts), in
-   * no overall order: two at once could deadlock on PostgreSQL, so they queue.
-   */
+  /** Imports queue behind one another: one long transaction at a time (import-events.ts). */
   async #oneImportAtATime(trx: Executor) {
     await this.dialect.exclusive?.(trx, 'import')
   }

@@ -6,8 +6,7 @@ import { foldTitle } from '../domain/event-filter.ts'
 import { failedField, failureDetail } from '../domain/preconditions.ts'
 import { type CredentialCheck, type Precondition, writingRoles } from '../domain/types.ts'
 import { shapedStatements } from './compiled.ts'
-import { countEvents, countedEvents, pickShard } from './event-count.ts'
-import type { IdempotencyKey, ImportLocation, NewEvent } from './event-store.ts'
+import type { IdempotencyKey, NewEvent } from './event-store.ts'
 import type { Executor } from './executor.ts'
 import type { SqlFlavour } from './flavour.ts'
 import { locationInUse, unknownLocation } from './location-references.ts'
@@ -17,8 +16,6 @@ import type { Database } from './schema.ts'
 export async function insertEvent(trx: Executor, event: NewEvent) {
   requireStorable('/title', event.title)
   await requireLocation(trx, event.locationId)
-  // The counter before the event: the lock order of event-count.ts.
-  await countEvents(trx, 1)
   const row = await trx
     .insertInto('events')
     .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
@@ -255,17 +252,16 @@ export async function updateEventLogged(
 }
 
 /**
- * insertEvent with the count and the change log, as one statement of its own: one round trip
- * instead of six (BEGIN, the location's check, INSERT, the counter, the log, COMMIT). Where
- * updateEventLogged may be used, and for the same reasons. Every step of a WITH runs exactly once,
- * so the counter moves with the insert or, when the insert fails, not at all. An unknown location
- * fails the foreign key, which the dialect reports as the check's own 422 (location-references.ts).
+ * insertEvent with the change log, as one statement of its own: one round trip instead of five
+ * (BEGIN, the location's check, INSERT, the log, COMMIT). Where updateEventLogged may be used, and
+ * for the same reasons. The counts move in the insert's own trigger (event-count.ts). An unknown
+ * location fails the foreign key, which the dialect reports as the check's own 422
+ * (location-references.ts).
  */
 export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, now = Date.now()) {
   requireStorable('/title', event.title)
   const { title, title_folded } = titleColumns(event.title)
-  // The counter's shard is chosen per statement (event-count.ts), so it is a value too.
-  const values = [title, title_folded, event.date, event.locationId, now, pickShard()]
+  const values = [title, title_folded, event.date, event.locationId, now]
   const statement = loggedWrites(db, 'insert', values, (slot) =>
     db
       .with('written', (qb) =>
@@ -279,7 +275,6 @@ export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, n
           })
           .returningAll(),
       )
-      .with('counted', (qb) => countedEvents(qb, 1, slot<number>(5)))
       .with('logged', logWritten('created', slot<number>(4)))
       .selectFrom('written')
       .selectAll(),
@@ -335,39 +330,6 @@ export async function deleteLocation(
     .executeTakeFirstOrThrow()
   if (Number(events) > 0) throw locationInUse(id, Number(events))
   await deleteVersioned(trx, 'locations', id, precondition)
-}
-
-export async function insertLocations(
-  trx: Executor,
-  flavour: SqlFlavour,
-  locations: Iterable<ImportLocation>,
-  onProgress?: (events: number) => void,
-): Promise<{ locations: number; events: number }> {
-  const batchSize = Math.floor(flavour.maxParameters / 4)
-  let locationCount = 0
-  let eventCount = 0
-  // The counter's lock before any event (event-count.ts); the count is added once it is known.
-  const shard = pickShard()
-  await countEvents(trx, 0, shard)
-  for (const location of locations) {
-    const { id } = await trx
-      .insertInto('locations')
-      .values({ name: location.name, address: location.address })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    locationCount++
-    for (let start = 0; start < location.events.length; start += batchSize) {
-      const batch = location.events.slice(start, start + batchSize)
-      await trx
-        .insertInto('events')
-        .values(batch.map((e) => ({ ...titleColumns(e.title), starts_at: e.date, location_id: Number(id) })))
-        .execute()
-      eventCount += batch.length
-      onProgress?.(eventCount)
-    }
-  }
-  await countEvents(trx, eventCount, shard)
-  return { locations: locationCount, events: eventCount }
 }
 
 /**

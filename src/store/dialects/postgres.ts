@@ -4,7 +4,6 @@
 import { type CompiledQuery, Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
 import pg from 'pg'
 import { changeChannel } from '../change-log.ts'
-import { postgresBucketTriggers } from '../event-buckets.ts'
 import { substringIndexName } from '../flavour.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
@@ -154,7 +153,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
       offsetRowsPerBucketRow: 2,
-      eventBucketTriggers: postgresBucketTriggers,
+      schema: 'postgres',
+      importCommits: 'one-transaction',
       rowLocks: true,
       changeNumbering: 'by-readers',
       // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).

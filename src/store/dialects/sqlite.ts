@@ -7,7 +7,6 @@ import Sqlite from 'better-sqlite3'
 import { Kysely } from 'kysely'
 import { type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
 import { DomainError } from '../../domain/errors.ts'
-import { sqliteBucketTriggers } from '../event-buckets.ts'
 import type { Executor } from '../executor.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import { unknownLocation } from '../location-references.ts'
@@ -104,7 +103,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
       offsetRowsPerBucketRow: 30,
-      eventBucketTriggers: sqliteBucketTriggers,
+      schema: 'sqlite',
+      importCommits: 'chunks',
       rowLocks: false,
       changeNumbering: 'in-write',
       contains: trigramContains,
