@@ -7,6 +7,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
+import { freePort } from './ports.ts'
 
 /** The nginx executable (Debian puts it in /usr/sbin, which a non-root PATH may lack), if installed. */
 const nginxPath = ['nginx', '/usr/sbin/nginx'].find(
@@ -20,18 +21,6 @@ if (nginxSkipReason) {
   // CI installs nginx: a silently skipped proxy test there would be a false green.
   if (process.env.CI === 'true') throw new Error(`CI=true but ${nginxSkipReason}`)
   process.stderr.write(`note: tests through nginx are skipped: ${nginxSkipReason}\n`)
-}
-
-/** A port the OS reports free (nginx binds it a moment later; a lost race is retried). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 /** One `location <prefix>/` proxied to a service at the root, as the example in docs/operations.md does. */
