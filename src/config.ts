@@ -66,6 +66,15 @@ export interface Config {
   readonly databaseListenUrl: string | undefined
   /** PostgreSQL: `transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer), else `none`. */
   readonly databasePooler: DatabasePooler
+  /**
+   * PostgreSQL: streaming replicas for plain reads, in libpq's multi-host form
+   * (`postgres://u@h1:5433,h2:5434/events`); unset: every read goes to DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | undefined
+  /** A replica serves reads only while its data is less than this many ms behind the primary. */
+  readonly replicaMaxLagMs: number
+  /** Longest a read waits for a replica to replay this instance's writes before it reads the primary, in ms. */
+  readonly replicaWaitMs: number
   /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
   readonly sqliteBusyWaitMs: number
   /**
@@ -150,6 +159,9 @@ export const defaults: Config = Object.freeze({
   dbStartupTimeoutMs: 30_000,
   databaseListenUrl: undefined,
   databasePooler: 'none',
+  databaseReadUrl: undefined,
+  replicaMaxLagMs: 1_000,
+  replicaWaitMs: 50,
   sqliteBusyWaitMs: 2_000,
   readBudgetMs: 3_000,
   readWorkers: 1,
@@ -199,6 +211,9 @@ export const environmentNames: Record<keyof Config, string> = {
   dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
   databaseListenUrl: 'DATABASE_LISTEN_URL',
   databasePooler: 'DATABASE_POOLER',
+  databaseReadUrl: 'DATABASE_READ_URL',
+  replicaMaxLagMs: 'REPLICA_MAX_LAG_MS',
+  replicaWaitMs: 'REPLICA_WAIT_MS',
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
   readBudgetMs: 'READ_BUDGET_MS',
   readWorkers: 'READ_WORKERS',
@@ -282,6 +297,12 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   if (!databasePoolers.includes(databasePooler)) {
     problems.push(`DATABASE_POOLER=${databasePooler}: expected ${databasePoolers.join(' or ')}`)
   }
+  const databaseReadUrl = raw.databaseReadUrl ?? base.databaseReadUrl
+  if (databaseReadUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseReadUrl)) {
+    problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: expected postgres://…`)
+  } else if (databaseReadUrl !== undefined && !databaseUrl.startsWith('postgres')) {
+    problems.push('DATABASE_READ_URL: replicas need a PostgreSQL DATABASE_URL (their primary)')
+  }
   const adminPassword = raw.adminPassword ?? base.adminPassword
   // The same rule as `ers users add`: a short password set here would be as weak as one set there.
   const weakAdminPassword = adminPassword === undefined ? undefined : passwordProblem(adminPassword)
@@ -321,6 +342,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
     databaseListenUrl,
     databasePooler,
+    databaseReadUrl,
+    replicaMaxLagMs: integer('replicaMaxLagMs', 1, 3_600_000),
+    replicaWaitMs: integer('replicaWaitMs', 0, 60_000),
     sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
     readBudgetMs: integer('readBudgetMs', 1, 600_000),
     // Each reader is a thread with its own connection and page cache; a few cores' worth at most.

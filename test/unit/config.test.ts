@@ -114,6 +114,9 @@ describe('parseConfig', () => {
       dbStartupTimeoutMs: '0',
       databaseListenUrl: 'postgres://direct/db',
       databasePooler: 'transaction',
+      databaseReadUrl: 'postgres://u@replica1:5433,replica2:5434/test',
+      replicaMaxLagMs: '500',
+      replicaWaitMs: '20',
       sqliteBusyWaitMs: '250',
       readBudgetMs: '1500',
       readWorkers: '2',
@@ -161,6 +164,9 @@ describe('parseConfig', () => {
       dbStartupTimeoutMs: 0,
       databaseListenUrl: 'postgres://direct/db',
       databasePooler: 'transaction',
+      databaseReadUrl: 'postgres://u@replica1:5433,replica2:5434/test',
+      replicaMaxLagMs: 500,
+      replicaWaitMs: 20,
       sqliteBusyWaitMs: 250,
       readBudgetMs: 1500,
       readWorkers: 2,
@@ -204,6 +210,17 @@ describe('parseConfig', () => {
         'DATABASE_LISTEN_URL=sqlite:x.db: expected postgres://…',
         'DATABASE_POOLER=session: expected none or transaction',
       ],
+    )
+  })
+
+  it('refuses a DATABASE_READ_URL that is not PostgreSQL, or replicas of an SQLite database', () => {
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ databaseReadUrl: 'sqlite:x.db' })),
+      ['DATABASE_READ_URL=sqlite:x.db: expected postgres://…'],
+    )
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ databaseUrl: 'sqlite:x.db', databaseReadUrl: 'postgres://r/db' })),
+      ['DATABASE_READ_URL: replicas need a PostgreSQL DATABASE_URL (their primary)'],
     )
   })
 
