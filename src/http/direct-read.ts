@@ -20,6 +20,7 @@ import { versionEtag } from '../domain/etag.ts'
 import { type AccessLog, enabled } from './access-log.ts'
 import type { RecordAnswer } from './metrics.ts'
 import { responseType } from './negotiate.ts'
+import { asksForNewest } from './primary-reads.ts'
 import type { RateLimiter, Verdict } from './rate-limit.ts'
 import { requestIdOf } from './request-id.ts'
 import type { ReadById, RouteEntry } from './resource.ts'
@@ -96,6 +97,8 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     if (!Number.isSafeInteger(id)) return undefined
     const headers = request.headers
     for (const name in headers) if (!plainFields.has(name)) return undefined
+    // Asking for the newest data sends its reads to the primary (primary-reads.ts): Fastify's path.
+    if (asksForNewest(headers['cache-control'])) return undefined
     // The resource's JSON types only; its HTML view, and a 406, come from Fastify's path.
     const type = responseType(headers.accept, target.produces)
     if (type === undefined || !type.endsWith('json')) return undefined
