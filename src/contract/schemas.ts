@@ -278,6 +278,8 @@ export const Health = Type.Object(
           },
           { additionalProperties: false },
         ),
+        // As many as DATABASE_READ_URL names; a limit so that clients can bound what they read.
+        { maxItems: 100 },
       ),
     ),
   },

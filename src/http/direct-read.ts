@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import { versionEtag } from '../domain/etag.ts'
+import { readingPrimary } from '../store/read-target.ts'
 import { type AccessLog, enabled } from './access-log.ts'
 import type { RecordAnswer } from './metrics.ts'
 import { responseType } from './negotiate.ts'
@@ -97,8 +98,6 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     if (!Number.isSafeInteger(id)) return undefined
     const headers = request.headers
     for (const name in headers) if (!plainFields.has(name)) return undefined
-    // Asking for the newest data sends its reads to the primary (primary-reads.ts): Fastify's path.
-    if (asksForNewest(headers['cache-control'])) return undefined
     // The resource's JSON types only; its HTML view, and a 406, come from Fastify's path.
     const type = responseType(headers.accept, target.produces)
     if (type === undefined || !type.endsWith('json')) return undefined
@@ -106,7 +105,8 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     if (trusted && address !== undefined && trusted(address)) return undefined
     // At debug Fastify's path logs each request as it starts (access-log.ts).
     if (enabled(log, 'debug')) return undefined
-    return { target, id, type, address }
+    // Asking for the newest data sends the read to the primary where there are replicas.
+    return { target, id, type, address, newest: asksForNewest(headers['cache-control']) }
   }
   type PlainRead = NonNullable<ReturnType<typeof plainRead>>
 
@@ -137,7 +137,7 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
     request: IncomingMessage,
     response: ServerResponse,
     fastify: Handler,
-    { target, id, type, address }: PlainRead,
+    { target, id, type, address, newest }: PlainRead,
   ): Promise<void> {
     const started = performance.now()
     const write = (fields: string[], body: string, requestId: string) => {
@@ -186,7 +186,7 @@ export function directReads(settings: DirectReadSettings): DirectRead | undefine
         }
       })
     }
-    return target.read.get(id).then(
+    return (newest ? readingPrimary(() => target.read.get(id)) : target.read.get(id)).then(
       (found) => {
         // A missing resource is answered (and counted) by Fastify's path.
         if (!found) return fastify(request, response)

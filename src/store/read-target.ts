@@ -8,9 +8,19 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 
 const primaryOnly = new AsyncLocalStorage<true>()
 
+/**
+ * Set once a store in this process reads from replicas. Until then the context is never entered:
+ * where Node keeps it with async hooks (22), entering it once slows every promise after.
+ */
+let replicasInUse = false
+
+export function replicasOpened(): void {
+  replicasInUse = true
+}
+
 /** Runs `work` with every plain read it makes sent to the primary. */
 export function readingPrimary<T>(work: () => T): T {
-  return primaryOnly.run(true, work)
+  return replicasInUse ? primaryOnly.run(true, work) : work()
 }
 
 /** True inside readingPrimary(). */

@@ -137,6 +137,27 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
     assert.ok(after.primaryReads >= before.primaryReads + 4)
   })
 
+  it('reads the primary for the reads of a write: the collection a POST with If-None-Match checks', async () => {
+    const [event] = (await service.request('GET', '/events?per_page=1')).json().events
+    const before = stats()
+    const created = await service.request('POST', '/events', {
+      headers: {
+        authorization: service.editorAuth,
+        'content-type': eventType,
+        'if-none-match': '"not-this-one"',
+      },
+      body: {
+        title: 'Checked against the primary',
+        date: '2027-06-01T10:00:00.000Z',
+        location_id: event.location_id,
+      },
+    })
+    assert.equal(created.status, 201, created.text)
+    const after = stats()
+    assert.equal(after.replicas[0]?.reads, before.replicas[0]?.reads, "a write's read went to the replica")
+    assert.ok(after.primaryReads > before.primaryReads)
+  })
+
   it('reads the primary while the replica lags past REPLICA_MAX_LAG_MS, and its own write at once', async () => {
     const [event] = (await service.request('GET', '/events?per_page=1')).json().events
     await query(replica.url(), 'select pg_wal_replay_pause()')

@@ -6,7 +6,7 @@ import { asksForNewest } from '../../src/http/primary-reads.ts'
 import { PrimaryPositions, parseLsn } from '../../src/store/dialects/replica-lag.ts'
 import { replicaUrls } from '../../src/store/dialects/replica-urls.ts'
 import { WriteHorizon } from '../../src/store/dialects/write-horizon.ts'
-import { primaryRequired, readingPrimary } from '../../src/store/read-target.ts'
+import { primaryRequired, readingPrimary, replicasOpened } from '../../src/store/read-target.ts'
 
 describe('parseLsn', () => {
   it('orders LSNs as PostgreSQL does, across the 32-bit halves', () => {
@@ -134,6 +134,7 @@ describe('asksForNewest and readingPrimary', () => {
   })
 
   it('holds the primary-only context through awaits, and only inside', async () => {
+    replicasOpened()
     assert.equal(primaryRequired(), false)
     await readingPrimary(async () => {
       await new Promise((resolve) => setTimeout(resolve, 1))

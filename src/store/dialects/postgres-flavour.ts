@@ -20,8 +20,9 @@ export const postgresFlavour: SqlFlavour = {
   // pg_trgm is a trusted extension (PostgreSQL 13+): a database owner may create it.
   async substringIndex(db, table, column) {
     await sql`create extension if not exists pg_trgm`.execute(db)
+    // The statement's text, whitespace included, is frozen in migrations/lock.json.
     await sql`create index ${sql.id(substringIndexName(table, column))} on ${sql.table(table)}
-      using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db)
+          using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db)
     // Measured: until the new column has statistics, the planner takes LIKE '%…%' (and, after
     // a rewrite of every row, even `location_id = ?`) for common and scans the table.
     await sql`analyze ${sql.table(table)}`.execute(db)

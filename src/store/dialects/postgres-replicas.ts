@@ -17,7 +17,7 @@ import { type CompiledQuery, sql } from 'kysely'
 import type pg from 'pg'
 import type { ReplicaStats } from '../event-store.ts'
 import type { DialectConnection } from '../kysely-store.ts'
-import { primaryRequired } from '../read-target.ts'
+import { primaryRequired, replicasOpened } from '../read-target.ts'
 import type { Pooler } from './postgres-pooler.ts'
 import { Replica } from './postgres-replica.ts'
 import { PrimaryPositions, parseLsn } from './replica-lag.ts'
@@ -64,6 +64,7 @@ export function withReplicas(connection: DialectConnection, options: ReplicaOpti
     return parseLsn(row.lsn)
   }
   const reads = new ReplicaReads(options, position, onPrimary)
+  replicasOpened()
   return {
     ...connection,
     // Marked even when the write failed: its commit may have happened with the answer lost.
