@@ -9,7 +9,7 @@
 // Prints one line per scenario with both rates and their ratio, and where the reads went.
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { startPrimary } from '../test/support/clusters.ts'
+import { startReplicatedPair } from '../test/support/clusters.ts'
 import { ensureBuild } from './build.ts'
 import { fillDatabase } from './dataset.ts'
 import { freePort, type RunningServer, startLoadDriver, startServer } from './processes.ts'
@@ -42,12 +42,12 @@ async function sql(url: string, text: string) {
 const scenarioNames: ScenarioName[] = ['get-event', 'get-page', 'put-event']
 
 await ensureBuild(log)
-const clusters = await startPrimary()
+const clusters = await startReplicatedPair({ synchronous: false })
 const driver = startLoadDriver((argv) => [...argv])
 try {
   const database = 'ers_bench_replicas'
   await sql(clusters.primary.url(), `create database ${database}`)
-  const replica = await clusters.addReplica()
+  const replica = clusters.standby
   const primaryUrl = clusters.primary.url(database)
   const { dataset, credentials } = await fillDatabase(primaryUrl, events, undefined, log)
   const authorization = `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`
@@ -104,7 +104,12 @@ try {
           authorization,
         }
         await driver.run({ plan, connections, generator: 'auto', length: { seconds: warmup } })
-        const figures = await driver.run({ plan, connections, generator: 'auto', length: { seconds: duration } })
+        const figures = await driver.run({
+          plan,
+          connections,
+          generator: 'auto',
+          length: { seconds: duration },
+        })
         const entry = rates.get(scenario) ?? {}
         entry[side] = figures.rps
         rates.set(scenario, entry)
@@ -129,5 +134,5 @@ try {
   }
 } finally {
   await driver.stop()
-  await clusters.destroy()
+  await clusters.stop()
 }

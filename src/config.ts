@@ -10,6 +10,7 @@ import {
   type TlsMinVersion,
   tlsMinVersions,
 } from './http/tls-policy.ts'
+import { postgresUrlProblem } from './store/dialects/postgres-hosts.ts'
 
 export const databasePoolers = ['none', 'transaction'] as const
 export type DatabasePooler = (typeof databasePoolers)[number]
@@ -289,6 +290,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
       `DATABASE_URL=${redactUrl(databaseUrl)}: expected sqlite:<path>, sqlite::memory: or postgres://…`,
     )
   }
+  // libpq's multi-host form and target_session_attrs (store/dialects/postgres-hosts.ts).
+  const hostsProblem = postgresUrlProblem(databaseUrl)
+  if (hostsProblem) problems.push(`DATABASE_URL=${redactUrl(databaseUrl)}: ${hostsProblem}`)
   const databaseListenUrl = raw.databaseListenUrl ?? base.databaseListenUrl
   if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseListenUrl)) {
     problems.push(`DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: expected postgres://…`)
@@ -302,6 +306,10 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: expected postgres://…`)
   } else if (databaseReadUrl !== undefined && !databaseUrl.startsWith('postgres')) {
     problems.push('DATABASE_READ_URL: replicas need a PostgreSQL DATABASE_URL (their primary)')
+  } else if (databaseReadUrl !== undefined) {
+    const readHostsProblem = postgresUrlProblem(databaseReadUrl)
+    if (readHostsProblem)
+      problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: ${readHostsProblem}`)
   }
   const adminPassword = raw.adminPassword ?? base.adminPassword
   // The same rule as `ers users add`: a short password set here would be as weak as one set there.

@@ -11,6 +11,7 @@ import { tlsPolicy } from './http/tls-policy.ts'
 import { prepareDatabase } from './prepare.ts'
 import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
+import { hostChoiceDescription } from './store/dialects/postgres-host-choice.ts'
 import { poolerDescription } from './store/dialects/postgres-pooler.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
@@ -96,6 +97,8 @@ async function announce(
   // Says whether the store believes it is behind a transaction pooler, which it cannot tell itself.
   if (/^postgres(ql)?:/.test(config.databaseUrl))
     app.log.info(poolerDescription(config.databasePooler, config.databaseListenUrl))
+  const hosts = hostChoiceDescription(config.databaseUrl)
+  if (hosts) app.log.info(hosts)
   if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
   if (report.seeded) app.log.info('new database filled with sample data')
   if (report.generatedAdminPassword) {

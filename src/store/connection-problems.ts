@@ -48,6 +48,15 @@ function explainSqlite(error: unknown, path: string): ConnectionProblem | undefi
 }
 
 function explainPostgres(error: unknown, databaseUrl: string): ConnectionProblem | undefined {
+  // Several hosts, none taking the sessions asked for (dialects/postgres-host-choice.ts): the
+  // message names each host and what it was.
+  if (codeOf(error) === '08001') {
+    return {
+      reason: (error as Error).message,
+      hint: 'a failover may be under way; otherwise check that DATABASE_URL names the primary among its hosts',
+      retryable: true,
+    }
+  }
   let url: URL
   try {
     url = new URL(databaseUrl)

@@ -38,7 +38,12 @@ for (const target of storeTargets) {
       drop = database.drop
       const path = database.databaseUrl.replace(/^sqlite:/, '')
       const dialect =
-        target.name === 'sqlite' ? openSqlite(path) : openPostgres(database.databaseUrl, { poolSize: 2 })
+        target.name === 'sqlite'
+          ? openSqlite(path)
+          : openPostgres(database.databaseUrl, {
+              poolSize: 2,
+              pooler: database.settings?.databasePooler === 'transaction' ? 'transaction' : 'none',
+            })
       db = dialect.db
       flavour = dialect.flavour
       store = new KyselyStore(dialect)

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { type Cluster, type ClusterSet, clusterSkipReason, startPrimary } from '../support/clusters.ts'
+import {
+  clusterSkipReason,
+  type Node,
+  type ReplicatedPair,
+  startReplicatedPair,
+} from '../support/clusters.ts'
 import { type Response, startService, type TestService } from '../support/service.ts'
 import { postgresSkipReason, type StoreTarget } from '../support/stores.ts'
 
@@ -32,8 +37,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
 }
 
 describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { skip }, () => {
-  let clusters: ClusterSet
-  let replica: Cluster
+  let clusters: ReplicatedPair
+  let replica: Node
   let service: TestService
   const database = `ers_replicas_${randomBytes(4).toString('hex')}`
 
@@ -57,9 +62,10 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
     })
 
   before(async () => {
-    clusters = await startPrimary()
+    // Asynchronous: a replica that lags or stops must not hold the primary's commits.
+    clusters = await startReplicatedPair({ synchronous: false })
+    replica = clusters.standby
     await query(clusters.primary.url(), `create database ${database}`)
-    replica = await clusters.addReplica()
     const target: StoreTarget = {
       name: 'postgres-replicas',
       create: async () => ({ databaseUrl: clusters.primary.url(database), drop: async () => {} }),
@@ -74,7 +80,7 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
   })
   after(async () => {
     await service?.close()
-    await clusters?.destroy()
+    await clusters?.stop()
   })
 
   it('reports the replica in /health/ready, up and with its lag', async () => {
@@ -138,7 +144,7 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
   })
 
   it('reads the primary for the reads of a write: the collection a POST with If-None-Match checks', async () => {
-    const [event] = (await service.request('GET', '/events?per_page=1')).json().events
+    const location = await service.store.createLocation({ name: 'Annex', address: '2 Square' })
     const before = stats()
     const created = await service.request('POST', '/events', {
       headers: {
@@ -149,7 +155,7 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
       body: {
         title: 'Checked against the primary',
         date: '2027-06-01T10:00:00.000Z',
-        location_id: event.location_id,
+        location_id: location.id,
       },
     })
     assert.equal(created.status, 201, created.text)
@@ -203,7 +209,7 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
     await until('reads on the replica', async () => (stats().replicas[0]?.reads ?? 0) > 0)
     const served = stats().replicas[0]?.reads ?? 0
     await until('more reads on the replica', async () => (stats().replicas[0]?.reads ?? 0) > served + 50)
-    await replica.stop('immediate')
+    await clusters.stopStandby()
     stopped = true
     await Promise.all(readers)
     process.stderr.write(
@@ -214,7 +220,7 @@ describe('[postgres] plain reads on a streaming replica (DATABASE_READ_URL)', { 
     assert.deepEqual(failures, [])
     assert.equal(await replicaState(), 'down')
     // Back once it answers again.
-    await replica.start()
+    await clusters.startStandby()
     await until('the replica to serve reads again', async () => (await replicaState()) === 'up')
   })
 })

@@ -1,169 +1,206 @@
-// PostgreSQL clusters of a test's own: a primary made with initdb and streaming replicas made from
-// it with pg_basebackup, each on a free port under one temporary directory, run as the `postgres`
-// user with PostgreSQL 15's binaries. Never the machine's own cluster on 5432. Every cluster is
-// stopped and its directory removed by destroy(), and by an exit handler should the test die first.
-import { execFile, execFileSync } from 'node:child_process'
-import { once } from 'node:events'
-import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+// Throw-away PostgreSQL clusters for the failover and replica tests: a primary and a streaming
+// standby (pg_basebackup -R -X stream), optionally synchronous, each on a free port under one
+// temporary directory, run as the `postgres` user (initdb refuses root). Never the machine's own
+// cluster: everything lives under the directory, which `stop()` removes after stopping both.
+import { execFile as execFileCallback, execFileSync } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { appendFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import pg from 'pg'
+import { freePort } from './ports.ts'
 
-const run = promisify(execFile)
-const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
+const execFile = promisify(execFileCallback)
+
+/** The newest PostgreSQL server binaries installed (Debian puts them under /usr/lib/postgresql/N/bin). */
+export const postgresBin = (() => {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, 'bin', 'pg_basebackup')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin')
+})()
 
 /** Why the cluster tests are skipped, or undefined when they run. */
-export const clusterSkipReason = existsSync(join(binaries, 'initdb'))
+export const clusterSkipReason = postgresBin
   ? undefined
-  : `PostgreSQL's initdb is not in ${binaries} (set PG_BIN)`
+  : 'PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) are not installed under /usr/lib/postgresql'
 
 if (clusterSkipReason) {
   if (process.env.CI === 'true') throw new Error(`CI=true but ${clusterSkipReason}`)
-  process.stderr.write(`note: PostgreSQL cluster tests are skipped: ${clusterSkipReason}\n`)
+  process.stderr.write(`note: cluster tests are skipped: ${clusterSkipReason}\n`)
 }
 
+// initdb and postgres refuse to run as root: as root, they run as postgres.
 const asRoot = process.getuid?.() === 0
+const owner = asRoot
+  ? {
+      uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    }
+  : undefined
 
-/** Runs a PostgreSQL binary as `postgres` (PostgreSQL refuses to run as root). */
-async function pg(binary: string, args: readonly string[]): Promise<string> {
-  const path = join(binaries, binary)
-  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, [...args]]
+async function run(tool: string, args: string[]): Promise<string> {
   try {
-    return (await run(command, argv, { timeout: 120_000 })).stdout
+    const { stdout } = await execFile(join(postgresBin as string, tool), args, {
+      ...owner,
+      // Run from a directory the postgres user may read.
+      cwd: tmpdir(),
+      env: { ...process.env, LC_ALL: 'C' },
+    })
+    return stdout
   } catch (error) {
     const { stderr, stdout } = error as { stderr?: string; stdout?: string }
-    throw new Error(`${binary} ${args.join(' ')} failed: ${stderr || stdout || (error as Error).message}`)
+    throw new Error(`${tool} ${args.join(' ')} failed: ${stderr || stdout || (error as Error).message}`)
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  server.close()
-  await once(server, 'close')
-  return port
-}
-
-export interface Cluster {
+export interface Node {
   readonly port: number
   readonly dataDir: string
-  /** `postgres://postgres@127.0.0.1:<port>/<database>`. */
+  /** `postgres://postgres@127.0.0.1:<port>/<database>` */
   url(database?: string): string
-  /** `pg_ctl stop`: `fast` by default, `immediate` for a crash. */
-  stop(mode?: 'fast' | 'immediate'): Promise<void>
-  start(): Promise<void>
 }
 
-export interface ClusterSet {
-  readonly primary: Cluster
-  /** Makes a streaming replica of the primary (pg_basebackup -R -X stream) and starts it. */
-  addReplica(): Promise<Cluster>
-  /** Stops every cluster and removes the directory, whatever state they are in. */
-  destroy(): Promise<void>
+export interface ReplicatedPair {
+  readonly primary: Node
+  readonly standby: Node
+  /** libpq's multi-host URL naming primary then standby, with target_session_attrs. */
+  multiHostUrl(database: string, attrs?: string): string
+  /** Kills the primary at once (pg_ctl -m immediate stop): no shutdown checkpoint, as in a crash. */
+  killPrimary(): Promise<void>
+  /** Stops the standby (fast shutdown); a synchronous primary's commits then wait for it. */
+  stopStandby(): Promise<void>
+  /** Starts the stopped standby again, still a standby. */
+  startStandby(): Promise<void>
+  /** Promotes the standby and waits until it takes writes. */
+  promoteStandby(): Promise<void>
+  /** Stops whatever still runs and removes the directory; safe to call more than once. */
+  stop(): Promise<void>
 }
 
-const live = new Set<string>()
-let exitHandler = false
-function removeOnExit(dir: string) {
-  live.add(dir)
-  if (exitHandler) return
-  exitHandler = true
-  process.on('exit', () => {
-    for (const left of live) {
-      for (const data of ['primary', 'replica-1', 'replica-2', 'replica-3']) {
-        const path = join(left, data)
-        if (!existsSync(join(path, 'postmaster.pid'))) continue
-        const stop = ['-D', path, '-m', 'immediate', 'stop']
-        try {
-          if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', join(binaries, 'pg_ctl'), ...stop])
-          else execFileSync(join(binaries, 'pg_ctl'), stop)
-        } catch {}
-      }
-      rmSync(left, { recursive: true, force: true })
-    }
-  })
-}
+const settings = (port: number, dir: string) => `
+listen_addresses = '127.0.0.1'
+port = ${port}
+unix_socket_directories = '${dir}'
+wal_level = replica
+max_wal_senders = 5
+hot_standby = on
+max_connections = 100
+shared_buffers = 32MB
+# A throw-away cluster: the OS cache is durable enough for an immediate stop (not a power cut).
+fsync = off
+full_page_writes = off
+logging_collector = off
+`
 
-function cluster(dir: string, name: string, port: number): Cluster {
-  const dataDir = join(dir, name)
+function node(dir: string, name: string, port: number): Node {
   return {
     port,
-    dataDir,
+    dataDir: join(dir, name),
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
-    async stop(mode = 'fast') {
-      if (existsSync(join(dataDir, 'postmaster.pid')))
-        await pg('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop'])
-    },
-    async start() {
-      await pg('pg_ctl', ['-D', dataDir, '-l', join(dir, `${name}.log`), '-w', 'start'])
-    },
   }
 }
 
-/** Settings of a small cluster that streams to replicas; the test's own, on its own port. */
-function settings(port: number, socketDir: string) {
-  return [
-    `port = ${port}`,
-    `listen_addresses = '127.0.0.1'`,
-    `unix_socket_directories = '${socketDir}'`,
-    'wal_level = replica',
-    'max_wal_senders = 10',
-    'hot_standby = on',
-    'shared_buffers = 32MB',
-    'max_connections = 60',
-    // A test's data is thrown away: no need to wait for the disk.
-    'fsync = off',
-    'full_page_writes = off',
-    '',
-  ].join('\n')
+async function pgCtl(n: Node, dir: string, action: string, ...extra: string[]) {
+  const name = n.dataDir.split('/').at(-1)
+  await run('pg_ctl', ['-D', n.dataDir, '-l', join(dir, `${name}.log`), '-w', '-t', '60', action, ...extra])
 }
 
-/** initdb and start a primary on a free port under a new temporary directory. */
-export async function startPrimary(): Promise<ClusterSet> {
-  const dir = mkdtempSync(join(tmpdir(), 'ers-clusters-'))
-  removeOnExit(dir)
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString())
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString())
-    chownSync(dir, uid, gid)
+/** Runs `text` on `url` with a client of its own. */
+export async function query(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    return await client.query(text, values)
+  } finally {
+    await client.end().catch(() => {})
   }
-  const made: Cluster[] = []
-  const destroy = async () => {
-    for (const each of made.reverse()) await each.stop('immediate').catch(() => {})
+}
+
+async function until(holds: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await holds().catch(() => false)) return
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/**
+ * A primary and a streaming standby; `synchronous`: the primary waits for the standby's flush
+ * before it answers a commit (synchronous_standby_names), so nothing acknowledged is lost when
+ * it dies. The promoted standby runs without a synchronous standby of its own.
+ */
+export async function startReplicatedPair({ synchronous = true } = {}): Promise<ReplicatedPair> {
+  if (!postgresBin) throw new Error(clusterSkipReason)
+  const dir = mkdtempSync(join(tmpdir(), 'ers-cluster-'))
+  if (owner) chownSync(dir, owner.uid, owner.gid)
+  chmodSync(dir, 0o700)
+  const primary = node(dir, 'primary', await freePort())
+  const standby = node(dir, 'standby', await freePort())
+  const running = new Set<Node>()
+  const stop = async () => {
+    for (const n of running) await pgCtl(n, dir, 'stop', '-m', 'immediate').catch(() => {})
+    running.clear()
     rmSync(dir, { recursive: true, force: true })
-    live.delete(dir)
   }
   try {
-    const port = await freePort()
-    const primary = cluster(dir, 'primary', port)
-    made.push(primary)
-    // initdb's default pg_hba.conf trusts replication connections from 127.0.0.1 too.
-    await pg('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync'])
-    appendFileSync(join(primary.dataDir, 'postgresql.conf'), settings(port, dir))
-    await primary.start()
-    let replicas = 0
-    return {
-      primary,
-      async addReplica() {
-        replicas++
-        const replica = cluster(dir, `replica-${replicas}`, await freePort())
-        made.push(replica)
-        await pg('pg_basebackup', [
-          ...['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'],
-          ...['-D', replica.dataDir, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync'],
-        ])
-        appendFileSync(join(replica.dataDir, 'postgresql.conf'), settings(replica.port, dir))
-        await replica.start()
-        return replica
-      },
-      destroy,
+    await run('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+    await appendFile(join(primary.dataDir, 'postgresql.conf'), settings(primary.port, dir))
+    await pgCtl(primary, dir, 'start')
+    running.add(primary)
+    await run('pg_basebackup', [
+      ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
+      ...['-D', standby.dataDir, '-R', '-X', 'stream', '--no-sync', '-c', 'fast'],
+    ])
+    // The copy carries the primary's settings: only the port differs; the walreceiver reports
+    // cluster_name as its application_name, which synchronous_standby_names names.
+    await appendFile(
+      join(standby.dataDir, 'postgresql.conf'),
+      `${settings(standby.port, dir)}cluster_name = 'standby1'\n`,
+    )
+    await pgCtl(standby, dir, 'start')
+    running.add(standby)
+    if (synchronous) {
+      await query(primary.url(), "alter system set synchronous_standby_names = 'standby1'")
+      await query(primary.url(), 'select pg_reload_conf()')
     }
+    await until(async () => {
+      const { rows } = await query(primary.url(), 'select sync_state from pg_stat_replication')
+      return rows.some((row) => row.sync_state === (synchronous ? 'sync' : 'async'))
+    }, 'the standby to stream from the primary')
   } catch (error) {
-    await destroy()
+    await stop()
     throw error
+  }
+  return {
+    primary,
+    standby,
+    multiHostUrl: (database, attrs = 'read-write') =>
+      `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${database}?target_session_attrs=${attrs}`,
+    async killPrimary() {
+      await pgCtl(primary, dir, 'stop', '-m', 'immediate')
+      running.delete(primary)
+    },
+    async stopStandby() {
+      await pgCtl(standby, dir, 'stop', '-m', 'fast')
+      running.delete(standby)
+    },
+    async startStandby() {
+      await pgCtl(standby, dir, 'start')
+      running.add(standby)
+    },
+    async promoteStandby() {
+      await pgCtl(standby, dir, 'promote')
+      await until(
+        async () => (await query(standby.url(), 'select pg_is_in_recovery() as r')).rows[0]?.r === false,
+        'the promoted standby to leave recovery',
+      )
+    },
+    stop,
   }
 }

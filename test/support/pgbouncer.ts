@@ -4,9 +4,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports.ts'
 
 const candidates = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer']
 
@@ -27,17 +28,8 @@ export interface Bouncer {
   /** `postgres://user@127.0.0.1:<port>/<database>` through PgBouncer. */
   url(database: string): string
   stop(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  server.close()
-  await once(server, 'close')
-  return port
+  /** Stops it at once, for a process's 'exit' handler, where nothing can be awaited. */
+  stopNow(): void
 }
 
 async function accepting(port: number, timeoutMs: number): Promise<void> {
@@ -117,6 +109,10 @@ logfile = ${join(dir, 'pgbouncer.log')}
         child.kill('SIGINT')
         await once(child, 'exit')
       }
+      rmSync(dir, { recursive: true, force: true })
+    },
+    stopNow() {
+      if (child.exitCode === null) child.kill('SIGINT')
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import type { Bouncer } from './pgbouncer.ts'
 
 export interface StoreTarget {
   readonly name: string
@@ -30,6 +31,12 @@ const sqlite: StoreTarget = {
 
 /** `ERS_TEST_STORES=sqlite` runs the suite on SQLite alone, on purpose (CI's run under a second Node). */
 const sqliteOnly = process.env.ERS_TEST_STORES === 'sqlite'
+/**
+ * `ERS_TEST_STORES=pgbouncer` runs the suite on PostgreSQL through a PgBouncer in transaction mode
+ * alone (`npm run test:contract:pgbouncer`, part of test:extra for its cost): the direct runs are
+ * npm test's.
+ */
+const pgbouncerOnly = process.env.ERS_TEST_STORES === 'pgbouncer'
 
 /** An admin URL of a PostgreSQL server on which the tests may create and drop databases. */
 const postgresAdminUrl = sqliteOnly ? undefined : process.env.DATABASE_URL_TEST_PG || undefined
@@ -37,13 +44,16 @@ const postgresAdminUrl = sqliteOnly ? undefined : process.env.DATABASE_URL_TEST_
 /** Why the PostgreSQL runs are skipped, or undefined when they run. */
 export const postgresSkipReason = sqliteOnly
   ? 'ERS_TEST_STORES=sqlite'
-  : postgresAdminUrl
-    ? undefined
-    : 'DATABASE_URL_TEST_PG is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)'
+  : pgbouncerOnly
+    ? 'ERS_TEST_STORES=pgbouncer (the direct PostgreSQL runs are npm test’s)'
+    : postgresAdminUrl
+      ? undefined
+      : 'DATABASE_URL_TEST_PG is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)'
 
 if (postgresSkipReason) {
   // CI promises both stores: a silently skipped PostgreSQL run there would be a false green.
-  if (process.env.CI === 'true' && !sqliteOnly) throw new Error(`CI=true but ${postgresSkipReason}`)
+  if (process.env.CI === 'true' && !sqliteOnly && !pgbouncerOnly)
+    throw new Error(`CI=true but ${postgresSkipReason}`)
   // One line per test file (node --test runs each in its own process).
   process.stderr.write(`note: PostgreSQL store tests are skipped: ${postgresSkipReason}\n`)
 }
@@ -81,8 +91,43 @@ function postgresTarget(adminUrl: string): StoreTarget {
 }
 
 /** The PostgreSQL target, when the environment names a server. */
-export const postgres: StoreTarget | undefined = postgresAdminUrl
-  ? postgresTarget(postgresAdminUrl)
-  : undefined
+export const postgres: StoreTarget | undefined =
+  postgresAdminUrl && !pgbouncerOnly ? postgresTarget(postgresAdminUrl) : undefined
 
-export const storeTargets: readonly StoreTarget[] = postgres ? [sqlite, postgres] : [sqlite]
+/**
+ * Databases of the same server reached through one PgBouncer in transaction mode, started with
+ * the first database this test process asks for and stopped when it exits; the feed LISTENs on
+ * the direct URL (DATABASE_LISTEN_URL), as docs/operations.md tells operators to.
+ */
+function pgbouncerTarget(adminUrl: string): StoreTarget {
+  const direct = postgresTarget(adminUrl)
+  let bouncer: Promise<Bouncer> | undefined
+  return {
+    name: 'postgres-pgbouncer',
+    async create() {
+      // Imported here: npm test's runs need no PgBouncer, and its module checks for one.
+      bouncer ??= import('./pgbouncer.ts').then(async ({ startPgbouncer }) => {
+        const started = await startPgbouncer(adminUrl)
+        process.once('exit', () => started.stopNow())
+        return started
+      })
+      const made = await direct.create()
+      const name = new URL(made.databaseUrl).pathname.slice(1)
+      return {
+        databaseUrl: (await bouncer).url(name),
+        drop: made.drop,
+        settings: { databasePooler: 'transaction', databaseListenUrl: made.databaseUrl },
+      }
+    },
+  }
+}
+
+if (pgbouncerOnly && !process.env.DATABASE_URL_TEST_PG) {
+  throw new Error('ERS_TEST_STORES=pgbouncer needs DATABASE_URL_TEST_PG (the server behind PgBouncer)')
+}
+
+export const storeTargets: readonly StoreTarget[] = pgbouncerOnly
+  ? [pgbouncerTarget(process.env.DATABASE_URL_TEST_PG as string)]
+  : postgres
+    ? [sqlite, postgres]
+    : [sqlite]

@@ -118,7 +118,7 @@ describe('replicaUrls', () => {
       'postgres://u:p@h1:5433/events?sslmode=require',
       'postgres://u:p@h2:5434/events?sslmode=require',
     ])
-    assert.deepEqual(replicaUrls('postgresql://replica/events'), ['postgresql://replica/events'])
+    assert.deepEqual(replicaUrls('postgresql://replica/events'), ['postgresql://replica:5432/events'])
   })
 })
 

@@ -21,6 +21,8 @@ import type { ReaderStats } from '../event-store.ts'
 
 export interface CostlyReadOptions {
   readonly url: string
+  /** The client class that follows a multi-host URL's choice (postgres-host-choice.ts). */
+  readonly Client?: typeof pg.Client
   /** Connections (and bulkhead slots) for costly reads. */
   readonly connections: number
   /** Longest a costly read waits for a free connection before it is refused, in ms. */
@@ -47,6 +49,7 @@ const queryCanceled = '57014'
 export function costlyReads(options: CostlyReadOptions): CostlyReads {
   const pool = new pg.Pool({
     connectionString: options.url,
+    Client: options.Client,
     max: options.connections,
     connectionTimeoutMillis: options.connectionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs,

@@ -7,6 +7,8 @@ import pg from 'pg'
 
 export interface ListenOptions {
   readonly url: string
+  /** The client class that follows a multi-host URL's choice (postgres-host-choice.ts). */
+  readonly Client?: typeof pg.Client
   /** false: no connection at all, only the poll (default true). */
   readonly listen?: boolean
   readonly channel: string
@@ -30,7 +32,7 @@ export function listenForChanges(options: ListenOptions, wake: () => void): () =
   const connect = async () => {
     retry = undefined
     if (stopped) return
-    const next = new pg.Client({
+    const next = new (options.Client ?? pg.Client)({
       connectionString: options.url,
       connectionTimeoutMillis: options.connectionTimeoutMs,
       keepAlive: true,

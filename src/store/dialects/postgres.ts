@@ -3,14 +3,14 @@
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { DomainError } from '../../domain/errors.ts'
 import { changeChannel } from '../change-log.ts'
 import { coalesced } from '../coalesced.ts'
 import type { DialectConnection } from '../kysely-store.ts'
-import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
 import { costlyReads } from './postgres-costly.ts'
+import { isConflict, isUnavailable, translate } from './postgres-errors.ts'
 import { postgresFlavour } from './postgres-flavour.ts'
+import { postgresTarget } from './postgres-host-choice.ts'
 import { listenForChanges } from './postgres-listen.ts'
 import { migrateInTransaction, type Pooler, pollWithoutListenMs, sessionSettings } from './postgres-pooler.ts'
 import { namingPool } from './postgres-prepared.ts'
@@ -62,8 +62,15 @@ export const postgresDefaults = Object.freeze({
 export function openPostgres(url: string, options: PostgresOptions = {}): DialectConnection {
   const settings = { ...postgresDefaults, ...options }
   const shares = poolShares(settings.poolSize, settings.costlyReadConnections)
+  // Several hosts (libpq's form): every pool and the feed follow one choice of host per URL.
+  const ignore = options.onConnectionError ?? (() => {})
+  const hostChoice = { connectionTimeoutMs: settings.connectionTimeoutMs, onProblem: ignore }
+  const target = postgresTarget(url, hostChoice)
+  // Migrations, maintenance and the feed go to the direct connection when there is one.
+  const direct = settings.listenUrl === undefined ? target : postgresTarget(settings.listenUrl, hostChoice)
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: target.url,
+    Client: target.Client,
     max: shares.cheap,
     connectionTimeoutMillis: settings.connectionTimeoutMs,
     idleTimeoutMillis: settings.idleTimeoutMs,
@@ -74,7 +81,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     application_name: settings.applicationName,
     types,
   })
-  const ignore = options.onConnectionError ?? (() => {})
   // An idle connection that breaks (server restart, network) makes the pool emit 'error'; with no
   // listener that kills the process. The pool has already discarded the connection.
   pool.on('error', (error) => ignore(error))
@@ -82,7 +88,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // every connection its own, so a break there fails the next query instead of the process.
   pool.on('connect', (client) => client.on('error', () => {}))
   const costly = costlyReads({
-    url,
+    url: target.url,
+    Client: target.Client,
     connections: shares.costly,
     queueMs: settings.costlyReadQueueMs,
     budgetMs: settings.readBudgetMs,
@@ -94,8 +101,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     pooler: settings.pooler,
   })
   const pooled = settings.pooler === 'transaction'
-  // Migrations and maintenance go to the direct connection when there is one.
-  const directUrl = settings.listenUrl ?? url
 
   // One naming wrapper for Kysely and the pooled reads: a connection's statement names are its own.
   // Behind a transaction pooler no statement is named (postgres-pooler.ts); the wrapper stays, so
@@ -107,7 +112,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // minutes at a million events.
   async function unbounded<T>(purpose: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const maintenancePool = new pg.Pool({
-      connectionString: directUrl,
+      connectionString: direct.url,
+      Client: direct.Client,
       max: 1,
       connectionTimeoutMillis: settings.connectionTimeoutMs,
       keepAlive: true,
@@ -156,7 +162,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     watch: (wake) =>
       listenForChanges(
         {
-          url: directUrl,
+          url: direct.url,
+          Client: direct.Client,
           // A transaction pooler would hand the LISTEN's server connection to others: poll instead.
           listen: !pooled || settings.listenUrl !== undefined,
           pollMs: pooled && settings.listenUrl === undefined ? pollWithoutListenMs : undefined,
@@ -199,83 +206,4 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   if (!replicas || replicas.urls.length === 0) return connection
   const shared = { ...settings, types, pooler: settings.pooler, onProblem: ignore, isUnavailable }
   return withReplicas(connection, { ...shared, ...replicas, poolSize: shares.cheap })
-}
-
-const unreachableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
-  '57014', // query_canceled: statement_timeout
-  '53300', // too_many_connections
-])
-
-const unreachableMessages =
-  /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly/i
-
-/** True when `error` says the database could not be reached or answered in time. */
-export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true
-  // Node reports a failed connection to every address of a host as one AggregateError.
-  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true
-  return unreachableMessages.test(error.message)
-}
-
-// SQLSTATE class 40, transaction rollback: the transaction lost to concurrent ones and was rolled
-// back whole; run again, it may well succeed (PostgreSQL manual §13.4, "Serialization Failure
-// Handling", names exactly these two).
-const conflictCodes = new Set([
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-])
-
-function isConflict(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code
-  return typeof code === 'string' && conflictCodes.has(code)
-}
-
-function translate(error: unknown): unknown {
-  if (error instanceof DomainError) return error
-  // Still in conflict after the store's retries (kysely-store.ts): busy, not broken (503).
-  if (isConflict(error)) {
-    const busy = new DomainError(
-      'unavailable',
-      'the database is busy with conflicting writes and could not complete this one; try again shortly',
-    )
-    busy.cause = error
-    return busy
-  }
-  // character_not_in_repertoire: U+0000 in text that did not come through a checked field.
-  if ((error as { code?: unknown }).code === '22021') {
-    return new DomainError(
-      'invalid_fields',
-      'a text value contains a character that cannot be stored (U+0000)',
-    )
-  }
-  // foreign_key_violation: the one key is events.location_id → locations.id. An event written
-  // while its location was deleted meets it (location-references.ts); a delete counts the
-  // events under a row lock first, so its side is only a fallback. PostgreSQL tells the two
-  // sides apart in the message alone.
-  if ((error as { code?: unknown }).code === '23503') {
-    return /^update or delete on table "locations"/.test((error as Error).message)
-      ? locationInUse()
-      : unknownLocation()
-  }
-  if (!isUnavailable(error)) return error
-  const unavailable = new DomainError(
-    'unavailable',
-    'the database is unreachable or did not answer in time; try again shortly',
-  )
-  // Kept for the log line of whoever handles it; the client sees only the message above.
-  unavailable.cause = error
-  return unavailable
 }
