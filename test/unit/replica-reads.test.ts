@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { asksForNewest } from '../../src/http/primary-reads.ts'
 import { PrimaryPositions, parseLsn } from '../../src/store/dialects/replica-lag.ts'
-import { replicaUrls } from '../../src/store/dialects/replica-urls.ts'
+import { replicaDescription, replicaUrls } from '../../src/store/dialects/replica-urls.ts'
 import { WriteHorizon } from '../../src/store/dialects/write-horizon.ts'
 import { primaryRequired, readingPrimary, replicasOpened } from '../../src/store/read-target.ts'
 
@@ -119,6 +119,16 @@ describe('replicaUrls', () => {
       'postgres://u:p@h2:5434/events?sslmode=require',
     ])
     assert.deepEqual(replicaUrls('postgresql://replica/events'), ['postgresql://replica:5432/events'])
+  })
+
+  it('names the replicas and both bounds in one start-up line, without credentials', () => {
+    const line = replicaDescription({
+      databaseReadUrl: 'postgres://u:secret@h1:5433,h2/events',
+      replicaMaxLagMs: 1000,
+      replicaWaitMs: 50,
+    })
+    assert.match(line, /h1:5433, h2:5432 while less than 1000 ms .* up to 50 ms/)
+    assert.doesNotMatch(line, /secret/)
   })
 })
 
