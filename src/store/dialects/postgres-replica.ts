@@ -101,6 +101,7 @@ export class Replica {
   markDown(error: Error): void {
     if (!this.#down) this.settings.onDown(this.name, error)
     this.#down = true
+    this.#replayed = -1n
     for (const waiter of this.#waiters) waiter.settle(false)
   }
 
@@ -160,8 +161,10 @@ export class Replica {
     )
     const row = rows[0]
     this.#inRecovery = row?.recovery === true
+    // As seen now, not the most ever seen: a replica that restarts may take reads again before it
+    // has replayed as far as it had (hot standby opens once consistent), and must wait again.
     const replayed = row?.lsn ? parseLsn(row.lsn) : -1n
-    if (replayed > this.#replayed) this.#replayed = replayed
+    this.#replayed = replayed
     return replayed
   }
 
