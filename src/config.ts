@@ -296,6 +296,10 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   const databaseListenUrl = raw.databaseListenUrl ?? base.databaseListenUrl
   if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseListenUrl)) {
     problems.push(`DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: expected postgres://…`)
+  } else if (databaseListenUrl !== undefined && postgresUrlProblem(databaseListenUrl)) {
+    problems.push(
+      `DATABASE_LISTEN_URL=${redactUrl(databaseListenUrl)}: ${postgresUrlProblem(databaseListenUrl)}`,
+    )
   }
   const databasePooler = (raw.databasePooler ?? base.databasePooler) as DatabasePooler
   if (!databasePoolers.includes(databasePooler)) {

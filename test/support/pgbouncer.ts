@@ -4,7 +4,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './ports.ts'
@@ -30,6 +30,8 @@ export interface Bouncer {
   stop(): Promise<void>
   /** Stops it at once, for a process's 'exit' handler, where nothing can be awaited. */
   stopNow(): void
+  /** Lets this test process end while PgBouncer runs (then stopNow on 'exit' stops it). */
+  unref(): void
 }
 
 async function accepting(port: number, timeoutMs: number): Promise<void> {
@@ -37,9 +39,15 @@ async function accepting(port: number, timeoutMs: number): Promise<void> {
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1')
-      socket.once('connect', () => resolve(true))
-      socket.once('error', () => resolve(false))
-      socket.setTimeout(500, () => resolve(false))
+      // Closed either way: PgBouncer would hold an open one for client_login_timeout (60 s), and
+      // with it the test process.
+      const answer = (ok: boolean) => {
+        socket.destroy()
+        resolve(ok)
+      }
+      socket.once('connect', () => answer(true))
+      socket.once('error', () => answer(false))
+      socket.setTimeout(500, () => answer(false))
     }).catch(() => false)
     if (ok) return
     if (Date.now() > deadline) throw new Error(`pgbouncer did not listen on ${port}`)
@@ -111,8 +119,13 @@ logfile = ${join(dir, 'pgbouncer.log')}
       }
       rmSync(dir, { recursive: true, force: true })
     },
+    unref() {
+      child.unref()
+      ;(child.stderr as Socket | null)?.unref()
+    },
     stopNow() {
-      if (child.exitCode === null) child.kill('SIGINT')
+      // SIGINT would wait for its clients; at exit, nothing is left to wait for.
+      if (child.exitCode === null) child.kill('SIGTERM')
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -108,6 +108,8 @@ function pgbouncerTarget(adminUrl: string): StoreTarget {
       // Imported here: npm test's runs need no PgBouncer, and its module checks for one.
       bouncer ??= import('./pgbouncer.ts').then(async ({ startPgbouncer }) => {
         const started = await startPgbouncer(adminUrl)
+        // Started once for every test of this process: it must not keep the process alive.
+        started.unref()
         process.once('exit', () => started.stopNow())
         return started
       })

@@ -315,6 +315,19 @@ describe('parseConfig', () => {
     }
   })
 
+  it('takes libpq’s multi-host form and refuses a target_session_attrs libpq does not know', () => {
+    const hosts = 'postgres://app:pw@h1:5441,h2:5442/events?target_session_attrs=read-write'
+    assert.equal(parseConfig({ databaseUrl: hosts }).databaseUrl, hosts)
+    const problems = problemsOf(() =>
+      parseConfig({ databaseUrl: 'postgres://app:s3cr3t-pw@h1,h2/events?target_session_attrs=master' }),
+    )
+    assert.equal(problems.length, 1)
+    assert.match(
+      problems[0] ?? '',
+      /^DATABASE_URL=postgres:\/\/app:\*\*\*@h1,h2\/events\?target_session_attrs=master: target_session_attrs=master: expected one of any, read-write/,
+    )
+  })
+
   it('never repeats the password of a refused database URL', () => {
     const problems = problemsOf(() => parseConfig({ databaseUrl: 'mysql://app:s3cr3t-pw@db:3306/events' }))
     assert.equal(problems.length, 1)
