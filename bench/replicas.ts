@@ -43,6 +43,12 @@ const scenarioNames: ScenarioName[] = ['get-event', 'get-page', 'put-event']
 
 await ensureBuild(log)
 const clusters = await startReplicatedPair({ synchronous: false })
+// Interrupted (Ctrl-C, a timeout's SIGTERM), the clusters go too, as at the end of a run.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void clusters.stop().finally(() => process.exit(130))
+  })
+}
 const driver = startLoadDriver((argv) => [...argv])
 try {
   const database = 'ers_bench_replicas'
@@ -78,11 +84,23 @@ try {
   }
 
   const rates = new Map<string, { without?: number; with?: number }>()
+  const commitsPerWrite = new Map<string, number>()
+  // One connection for every look: a new one would count commits of its own as it starts.
+  const counter = new pg.Client({ connectionString: primaryUrl })
+  await counter.connect()
+  const commits = async () => {
+    await counter.query('select pg_stat_clear_snapshot()')
+    const { rows } = await counter.query(
+      'select xact_commit from pg_stat_database where datname = current_database()',
+    )
+    return Number(rows[0]?.xact_commit)
+  }
   for (const [side, readUrl] of [
     ['without', undefined],
     ['with', replica.url(database)],
   ] as const) {
     const server = await serve(`service ${side} a replica`, readUrl)
+    const writes = { before: 0, requests: 0 }
     try {
       if (readUrl) {
         // Its first check must have found the replica fresh before the load starts.
@@ -103,13 +121,15 @@ try {
           perPage: 20,
           authorization,
         }
-        await driver.run({ plan, connections, generator: 'auto', length: { seconds: warmup } })
+        if (scenario === 'put-event') writes.before = await commits()
+        const warm = await driver.run({ plan, connections, generator: 'auto', length: { seconds: warmup } })
         const figures = await driver.run({
           plan,
           connections,
           generator: 'auto',
           length: { seconds: duration },
         })
+        if (scenario === 'put-event') writes.requests = warm.requests + figures.requests
         const entry = rates.get(scenario) ?? {}
         entry[side] = figures.rps
         rates.set(scenario, entry)
@@ -124,6 +144,21 @@ try {
     } finally {
       await server.stop()
     }
+    // The server's backends have exited and reported their counts: the commits on the primary
+    // per PUT (each PUT is one statement; the rest is what read-your-writes asks after commits,
+    // and the lag checks' 10 samples a second).
+    if (writes.requests > 0) {
+      let after = await commits()
+      // Each look is two commits of its own: settled when nothing else was counted between two.
+      for (let previous = -10; after - previous > 2; ) {
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        previous = after
+        after = await commits()
+      }
+      const perWrite = (after - writes.before) / writes.requests
+      commitsPerWrite.set(side, perWrite)
+      log(`put-event  ${side.padEnd(7)} a replica: ${perWrite.toFixed(3)} commits on the primary per PUT`)
+    }
   }
   log('')
   log(`${events} events, ${connections} connections, ${duration} s per run, one run each:`)
@@ -132,6 +167,10 @@ try {
       `${scenario.padEnd(10)} without ${Math.round(without)} req/s, with ${Math.round(withReplica)} req/s: ratio ${(withReplica / without).toFixed(2)}`,
     )
   }
+  await counter.end()
+  log(
+    `commits on the primary per PUT: without ${commitsPerWrite.get('without')?.toFixed(3)}, with ${commitsPerWrite.get('with')?.toFixed(3)}`,
+  )
 } finally {
   await driver.stop()
   await clusters.stop()
