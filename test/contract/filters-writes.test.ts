@@ -12,10 +12,13 @@ import { migrations } from '../../src/store/migrations/index.ts'
 import { contractService, type Json, jsonHeaders } from '../support/contract.ts'
 import { type StoreTarget, storeTargets } from '../support/stores.ts'
 
-const open = (databaseUrl: string): DialectConnection =>
+const open = ({ databaseUrl, settings }: Awaited<ReturnType<StoreTarget['create']>>): DialectConnection =>
   databaseUrl.startsWith('sqlite:')
     ? openSqlite(databaseUrl.slice('sqlite:'.length))
-    : openPostgres(databaseUrl)
+    : openPostgres(databaseUrl, {
+        pooler: settings?.databasePooler === 'transaction' ? 'transaction' : 'none',
+        listenUrl: settings?.databaseListenUrl,
+      })
 
 for (const target of storeTargets) {
   describe(`[${target.name}] every write of a title keeps it searchable`, () => {
@@ -82,7 +85,7 @@ for (const target of storeTargets) {
     let dialect: DialectConnection
     before(async () => {
       database = await target.create()
-      dialect = open(database.databaseUrl)
+      dialect = open(database)
     })
     after(async () => {
       await dialect?.close()

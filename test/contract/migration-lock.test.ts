@@ -17,7 +17,7 @@ import { openPostgres } from '../../src/store/dialects/postgres.ts'
 import { openSqlite } from '../../src/store/dialects/sqlite.ts'
 import type { DialectConnection } from '../../src/store/kysely-store.ts'
 import { migrations } from '../../src/store/migrations/index.ts'
-import { storeTargets } from '../support/stores.ts'
+import { type StoreTarget, storeTargets } from '../support/stores.ts'
 
 const lockFile = fileURLToPath(new URL('../../src/store/migrations/lock.json', import.meta.url))
 type Lock = Record<string, Record<string, string>>
@@ -50,32 +50,37 @@ async function statementHashes(dialect: DialectConnection): Promise<Record<strin
   return hashes
 }
 
-const open = (databaseUrl: string): DialectConnection =>
+const open = ({ databaseUrl, settings }: Awaited<ReturnType<StoreTarget['create']>>): DialectConnection =>
   databaseUrl.startsWith('sqlite:')
     ? openSqlite(databaseUrl.slice('sqlite:'.length))
-    : openPostgres(databaseUrl)
+    : openPostgres(databaseUrl, {
+        pooler: settings?.databasePooler === 'transaction' ? 'transaction' : 'none',
+        listenUrl: settings?.databaseListenUrl,
+      })
 
 for (const target of storeTargets) {
   describe(`[${target.name}] released migrations`, () => {
-    let database: { databaseUrl: string; drop(): Promise<void> }
+    let database: Awaited<ReturnType<StoreTarget['create']>>
     let dialect: DialectConnection
     before(async () => {
       database = await target.create()
-      dialect = open(database.databaseUrl)
+      dialect = open(database)
     })
     after(async () => {
       await dialect?.close()
       await database?.drop()
     })
 
+    // Recorded per dialect: PostgreSQL through PgBouncer runs PostgreSQL's statements.
+    const dialectName = target.name === 'sqlite' ? 'sqlite' : 'postgres'
     it('run exactly the statements the lock file recorded when each was released', async () => {
       const hashes = await statementHashes(dialect)
       const lock = readLock()
-      const recorded = lock[target.name] ?? {}
+      const recorded = lock[dialectName] ?? {}
       const added = Object.keys(hashes).filter((name) => recorded[name] === undefined)
       if (added.length > 0 && process.env.UPDATE_MIGRATION_LOCK === '1') {
         const next = readLock()
-        next[target.name] = {
+        next[dialectName] = {
           ...recorded,
           ...Object.fromEntries(added.map((name) => [name, hashes[name] as string])),
         }

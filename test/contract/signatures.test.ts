@@ -36,6 +36,7 @@ async function startInstances(target: StoreTarget, settings: ServiceSettings, co
   const config = parseConfig({
     logLevel: 'silent',
     seed: 'false',
+    ...database.settings,
     ...settings,
     databaseUrl: database.databaseUrl,
     port: '0',

@@ -11,10 +11,7 @@ import { describe, it } from 'node:test'
 import { assertEveryResponse, assertProblem, contractService, jsonHeaders } from '../support/contract.ts'
 import { ManualClock } from '../support/manual-clock.ts'
 import type { Response } from '../support/service.ts'
-import { storeTargets } from '../support/stores.ts'
-
-const sqlite = storeTargets.find((target) => target.name === 'sqlite')
-if (sqlite === undefined) throw new Error('the SQLite store target is missing')
+import { sqlite } from '../support/stores.ts'
 
 const bodyLimit = 16 * 1024
 /** Longest any outcome below is waited for: far beyond the deadlines set, far below Node's 10 s. */

@@ -213,6 +213,9 @@ export async function startTwoInstances(target: StoreTarget) {
     ADMIN_PASSWORD: 'admin-password-1',
     RATE_LIMIT_WRITES: '0',
     RATE_LIMIT_READS: '0',
+    // A pooler's settings (the PgBouncer target of test/support/stores.ts).
+    ...(database.settings?.databasePooler && { DATABASE_POOLER: database.settings.databasePooler }),
+    ...(database.settings?.databaseListenUrl && { DATABASE_LISTEN_URL: database.settings.databaseListenUrl }),
   }
   const instances = [await startServerProcess(env)]
   instances.push(await startServerProcess(env))

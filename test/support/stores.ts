@@ -18,7 +18,8 @@ export interface StoreTarget {
   }>
 }
 
-const sqlite: StoreTarget = {
+/** SQLite, in every run; for tests of HTTP behaviour that need some store, not each. */
+export const sqlite: StoreTarget = {
   name: 'sqlite',
   async create() {
     const dir = mkdtempSync(join(tmpdir(), 'ers-test-'))
