@@ -26,6 +26,7 @@ import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { refusePlainHttp } from './http/plain-http-refusal.ts'
+import { registerPrimaryReads } from './http/primary-reads.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
@@ -313,6 +314,7 @@ export function buildApp({
   // The stylesheet, script and icon of the HTML view (http/html/).
   assetRoutes(app)
   healthRoutes(app, store, counters)
+  if (store.replicaStats?.()) registerPrimaryReads(app)
   registerMetrics(app, store, { feedConnections: feed.open })
   // Last: the OpenAPI document is made from every resource registered before it.
   registerApiDocs(

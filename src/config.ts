@@ -67,6 +67,15 @@ export interface Config {
   readonly databaseListenUrl: string | undefined
   /** PostgreSQL: `transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer), else `none`. */
   readonly databasePooler: DatabasePooler
+  /**
+   * PostgreSQL: streaming replicas for plain reads, in libpq's multi-host form
+   * (`postgres://u@h1:5433,h2:5434/events`); unset: every read goes to DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | undefined
+  /** A replica serves reads only while its data is less than this many ms behind the primary. */
+  readonly replicaMaxLagMs: number
+  /** Longest a read waits for a replica to replay this instance's writes before it reads the primary, in ms. */
+  readonly replicaWaitMs: number
   /** SQLite: how long a write waits for another process's write lock before answering 503, in ms. */
   readonly sqliteBusyWaitMs: number
   /**
@@ -155,6 +164,9 @@ export const defaults: Config = Object.freeze({
   dbStartupTimeoutMs: 30_000,
   databaseListenUrl: undefined,
   databasePooler: 'none',
+  databaseReadUrl: undefined,
+  replicaMaxLagMs: 1_000,
+  replicaWaitMs: 50,
   sqliteBusyWaitMs: 2_000,
   readBudgetMs: 3_000,
   readWorkers: 1,
@@ -206,6 +218,9 @@ export const environmentNames: Record<keyof Config, string> = {
   dbStartupTimeoutMs: 'DB_STARTUP_TIMEOUT_MS',
   databaseListenUrl: 'DATABASE_LISTEN_URL',
   databasePooler: 'DATABASE_POOLER',
+  databaseReadUrl: 'DATABASE_READ_URL',
+  replicaMaxLagMs: 'REPLICA_MAX_LAG_MS',
+  replicaWaitMs: 'REPLICA_WAIT_MS',
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
   readBudgetMs: 'READ_BUDGET_MS',
   readWorkers: 'READ_WORKERS',
@@ -298,6 +313,16 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   if (!databasePoolers.includes(databasePooler)) {
     problems.push(`DATABASE_POOLER=${databasePooler}: expected ${databasePoolers.join(' or ')}`)
   }
+  const databaseReadUrl = raw.databaseReadUrl ?? base.databaseReadUrl
+  if (databaseReadUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseReadUrl)) {
+    problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: expected postgres://…`)
+  } else if (databaseReadUrl !== undefined && !databaseUrl.startsWith('postgres')) {
+    problems.push('DATABASE_READ_URL: replicas need a PostgreSQL DATABASE_URL (their primary)')
+  } else if (databaseReadUrl !== undefined) {
+    const readHostsProblem = postgresUrlProblem(databaseReadUrl)
+    if (readHostsProblem)
+      problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: ${readHostsProblem}`)
+  }
   const adminPassword = raw.adminPassword ?? base.adminPassword
   // The same rule as `ers users add`: a short password set here would be as weak as one set there.
   const weakAdminPassword = adminPassword === undefined ? undefined : passwordProblem(adminPassword)
@@ -337,6 +362,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     dbStartupTimeoutMs: integer('dbStartupTimeoutMs', 0, 3_600_000),
     databaseListenUrl,
     databasePooler,
+    databaseReadUrl,
+    replicaMaxLagMs: integer('replicaMaxLagMs', 1, 3_600_000),
+    replicaWaitMs: integer('replicaWaitMs', 0, 60_000),
     sqliteBusyWaitMs: integer('sqliteBusyWaitMs', 0, 600_000),
     readBudgetMs: integer('readBudgetMs', 1, 600_000),
     // Each reader is a thread with its own connection and page cache; a few cores' worth at most.

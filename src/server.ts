@@ -13,6 +13,7 @@ import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
 import { hostChoiceDescription } from './store/dialects/postgres-host-choice.ts'
 import { poolerDescription } from './store/dialects/postgres-pooler.ts'
+import { replicaDescription } from './store/dialects/replica-urls.ts'
 import type { KyselyStore } from './store/kysely-store.ts'
 import { openStore, storeOptions } from './store/open-store.ts'
 import { checkStoredKeys } from './stored-keys.ts'
@@ -99,6 +100,7 @@ async function announce(
     app.log.info(poolerDescription(config.databasePooler, config.databaseListenUrl))
   const hosts = hostChoiceDescription(config.databaseUrl)
   if (hosts) app.log.info(hosts)
+  if (config.databaseReadUrl !== undefined) app.log.info(replicaDescription(config))
   if (report.migrations.length > 0) app.log.info({ migrations: report.migrations }, 'database migrated')
   if (report.seeded) app.log.info('new database filled with sample data')
   if (report.generatedAdminPassword) {

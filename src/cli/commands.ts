@@ -307,7 +307,8 @@ async function prepare(store: KyselyStore, { addsData }: { addsData: boolean }) 
 
 async function withStore(config: Config, work: (store: KyselyStore) => Promise<void>): Promise<void> {
   const { openStore, storeOptions } = await import('../store/open-store.ts')
-  const store = openStore(config.databaseUrl, storeOptions(config))
+  // Commands read what they are about to change: on the primary, never a replica.
+  const store = openStore(config.databaseUrl, storeOptions({ ...config, databaseReadUrl: undefined }))
   try {
     await work(store)
   } finally {

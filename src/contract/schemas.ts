@@ -265,6 +265,23 @@ export const Health = Type.Object(
     details: Type.Optional(
       Type.Object({ redis: Type.Optional(Type.String()) }, { additionalProperties: false }),
     ),
+    // With DATABASE_READ_URL: each replica, whether it serves reads (`up`) and its lag.
+    replicas: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String(),
+            state: Type.Union(
+              ['up', 'lagging', 'down', 'starting', 'not-a-replica'].map((state) => Type.Literal(state)),
+            ),
+            lag_ms: Type.Optional(Type.Number()),
+          },
+          { additionalProperties: false },
+        ),
+        // As many as DATABASE_READ_URL names; a limit so that clients can bound what they read.
+        { maxItems: 100 },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

@@ -5,6 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { mediaTypes } from '../contract/media-types.ts'
 import type { EventStore } from '../store/event-store.ts'
 import { LatencyHistogram, type LatencySeries } from './latency-histogram.ts'
+import { registerReplicaMetrics } from './replica-metrics.ts'
 import { registerResource } from './resource.ts'
 
 export interface MetricSources {
@@ -127,6 +128,8 @@ export function registerMetrics(
       },
     })
   }
+
+  if (store.replicaStats?.()) registerReplicaMetrics(registry, () => store.replicaStats?.())
 
   new Gauge({
     name: 'feed_connections',

@@ -91,6 +91,26 @@ export interface ReaderStats {
   readonly refused: number
 }
 
+/** A replica as the read routing sees it (dialects/postgres-replicas.ts). */
+export type ReplicaState = 'up' | 'lagging' | 'down' | 'starting' | 'not-a-replica'
+
+/** Where the plain reads went, with DATABASE_READ_URL set. Counts are since the store opened. */
+export interface ReplicaStats {
+  /** Plain reads served by the primary (no fresh replica, asked for, or waited out). */
+  readonly primaryReads: number
+  /** Plain reads that failed on a replica and were run again on the primary. */
+  readonly retried: number
+  readonly replicas: readonly {
+    /** `host:port`. */
+    readonly name: string
+    readonly state: ReplicaState
+    /** How old its data was at the last measurement, in ms; undefined when not known. */
+    readonly lagMs: number | undefined
+    /** Plain reads it served. */
+    readonly reads: number
+  }[]
+}
+
 export interface EventStore {
   /**
    * One page of the events the filter finds (all without one), in date-then-id order, and how many
@@ -211,6 +231,8 @@ export interface EventStore {
   poolStats?(): PoolStats | undefined
   /** Figures of the reads run off the event loop, where the store has such reads. */
   readerStats?(): ReaderStats | undefined
+  /** Where plain reads went, when the store reads from replicas (undefined otherwise). */
+  replicaStats?(): ReplicaStats | undefined
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>

@@ -34,6 +34,7 @@ import type {
   NewLocation,
   PoolStats,
   ReaderStats,
+  ReplicaStats,
   StoredApiKey,
 } from './event-store.ts'
 import type { Executor } from './executor.ts'
@@ -112,6 +113,13 @@ export interface DialectConnection {
    */
   readPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
+   * Runs a plain read (of events and locations, outside a write: store/read-target.ts) where the
+   * dialect chooses, a replica when it has a fresh one (postgres-replicas.ts); absent: readPooled.
+   */
+  readPlain?<R>(query: CompiledQuery<R>): Promise<R[]>
+  /** Where plain reads went, where the dialect reads from replicas. */
+  replicaStats?(): ReplicaStats
+  /**
    * Runs a read whose cost no index bounds apart from the cheap reads, under a time budget
    * (`too_costly` past it): SQLite files in a reader thread, off the event loop; PostgreSQL on a
    * bounded share of connections of its own. Absent where such reads cannot leave the cheap
@@ -188,14 +196,14 @@ export class KyselyStore implements EventStore {
 
   /** A page whose rows each carry the total: one statement, so both come from one snapshot. */
   async #page<R extends { total: number }>(page: CompiledQuery<R>, total: CompiledQuery<{ total: number }>) {
-    const rows = await this.#rows(page)
+    const rows = await this.#rows(page, true)
     // Past the last page there is no row to carry the total: ask for it alone.
-    const first = rows[0] ?? (await this.#rows(total))[0]
+    const first = rows[0] ?? (await this.#rows(total, true))[0]
     return { total: Number(first?.total ?? 0), rows }
   }
 
   getEvent(id: number) {
-    return this.#hotRead(this.#hot.event(id), ([row]) => row && toEvent(row))
+    return this.#hotRead(this.#hot.event(id), ([row]) => row && toEvent(row), true)
   }
 
   async createEvent(event: NewEvent) {
@@ -322,7 +330,7 @@ export class KyselyStore implements EventStore {
   }
 
   getLocation(id: number) {
-    return this.#hotRead(this.#hot.location(id), ([row]) => row && toLocation(row))
+    return this.#hotRead(this.#hot.location(id), ([row]) => row && toLocation(row), true)
   }
 
   async getLocations(ids: readonly number[]) {
@@ -330,12 +338,10 @@ export class KyselyStore implements EventStore {
     // One statement for a page's worth of ids (the HTML list names each event's location).
     const distinct = [...new Set(ids)]
     return this.#guard(async () => {
-      const rows = await this.#db
-        .selectFrom('locations')
-        .selectAll()
-        .where('id', 'in', distinct)
-        .orderBy('id')
-        .execute()
+      const rows = await this.#rows(
+        this.#db.selectFrom('locations').selectAll().where('id', 'in', distinct).orderBy('id').compile(),
+        true,
+      )
       return rows.map(toLocation)
     })
   }
@@ -484,6 +490,10 @@ export class KyselyStore implements EventStore {
     return this.dialect.readerStats?.()
   }
 
+  replicaStats(): ReplicaStats | undefined {
+    return this.dialect.replicaStats?.()
+  }
+
   async ping() {
     await this.#guard(() => sql`select 1`.execute(this.#db))
   }
@@ -561,12 +571,14 @@ export class KyselyStore implements EventStore {
     await appendChange(trx, change, numbered)
   }
 
-  /** A hot read's rows: at once where the dialect can (readNow), else pooled or through Kysely. */
-  async #rows<R>(query: CompiledQuery<R>): Promise<R[]> {
-    const { readNow, readPooled } = this.dialect
-    return (
-      readNow?.(query) ?? (readPooled ? await readPooled(query) : (await this.#db.executeQuery(query)).rows)
-    )
+  /**
+   * A hot read's rows: at once where the dialect can (readNow), else pooled or through Kysely;
+   * a `plain` one where the dialect chooses (readPlain: a replica).
+   */
+  async #rows<R>(query: CompiledQuery<R>, plain = false): Promise<R[]> {
+    const { readNow, readPooled, readPlain } = this.dialect
+    const pooled = (plain && readPlain) || readPooled
+    return readNow?.(query) ?? (pooled ? await pooled(query) : (await this.#db.executeQuery(query)).rows)
   }
 
   /**
@@ -574,7 +586,7 @@ export class KyselyStore implements EventStore {
    * no await (four nested async functions were ~2 µs of a GET by id), else through Kysely; its
    * errors translated as #guard does.
    */
-  #hotRead<R, T>(query: CompiledQuery<R>, answer: (rows: R[]) => T): Promise<T> {
+  #hotRead<R, T>(query: CompiledQuery<R>, answer: (rows: R[]) => T, plain = false): Promise<T> {
     let rows: R[] | undefined
     try {
       rows = this.dialect.readNow?.(query)
@@ -582,7 +594,8 @@ export class KyselyStore implements EventStore {
       return Promise.reject(this.dialect.translate(error))
     }
     if (rows) return Promise.resolve(answer(rows))
-    const pooled = this.dialect.readPooled?.(query)
+    const pooled =
+      plain && this.dialect.readPlain ? this.dialect.readPlain(query) : this.dialect.readPooled?.(query)
     if (pooled) {
       return pooled.then(answer, (error: unknown) => {
         throw this.dialect.translate(error)

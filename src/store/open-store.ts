@@ -1,6 +1,7 @@
 // Chooses the store from the database URL.
 import type { Config } from '../config.ts'
 import { openPostgres, type PostgresOptions } from './dialects/postgres.ts'
+import { replicaUrls } from './dialects/replica-urls.ts'
 import { openSqlite, type SqliteOptions } from './dialects/sqlite.ts'
 import { sqliteBackup } from './dialects/sqlite-backup.ts'
 import { KyselyStore } from './kysely-store.ts'
@@ -23,6 +24,9 @@ export function storeOptions(
     | 'dbStatementTimeoutMs'
     | 'databaseListenUrl'
     | 'databasePooler'
+    | 'databaseReadUrl'
+    | 'replicaMaxLagMs'
+    | 'replicaWaitMs'
     | 'sqliteBusyWaitMs'
     | 'readBudgetMs'
     | 'readWorkers'
@@ -38,6 +42,13 @@ export function storeOptions(
       statementTimeoutMs: config.dbStatementTimeoutMs,
       listenUrl: config.databaseListenUrl,
       pooler: config.databasePooler,
+      replicas: config.databaseReadUrl
+        ? {
+            urls: replicaUrls(config.databaseReadUrl),
+            maxLagMs: config.replicaMaxLagMs,
+            waitMs: config.replicaWaitMs,
+          }
+        : undefined,
     },
     sqlite: {
       busyWaitMs: config.sqliteBusyWaitMs,

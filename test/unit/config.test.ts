@@ -46,6 +46,9 @@ describe('defaults', () => {
       dbStartupTimeoutMs: 30_000,
       databaseListenUrl: undefined,
       databasePooler: 'none',
+      databaseReadUrl: undefined,
+      replicaMaxLagMs: 1000,
+      replicaWaitMs: 50,
       sqliteBusyWaitMs: 2_000,
       readBudgetMs: 3_000,
       readWorkers: 1,
@@ -116,6 +119,9 @@ describe('parseConfig', () => {
       dbStartupTimeoutMs: '0',
       databaseListenUrl: 'postgres://direct/db',
       databasePooler: 'transaction',
+      databaseReadUrl: 'postgres://u@replica1:5433,replica2:5434/test',
+      replicaMaxLagMs: '500',
+      replicaWaitMs: '20',
       sqliteBusyWaitMs: '250',
       readBudgetMs: '1500',
       readWorkers: '2',
@@ -165,6 +171,9 @@ describe('parseConfig', () => {
       dbStartupTimeoutMs: 0,
       databaseListenUrl: 'postgres://direct/db',
       databasePooler: 'transaction',
+      databaseReadUrl: 'postgres://u@replica1:5433,replica2:5434/test',
+      replicaMaxLagMs: 500,
+      replicaWaitMs: 20,
       sqliteBusyWaitMs: 250,
       readBudgetMs: 1500,
       readWorkers: 2,
@@ -210,6 +219,17 @@ describe('parseConfig', () => {
         'DATABASE_LISTEN_URL=sqlite:x.db: expected postgres://…',
         'DATABASE_POOLER=session: expected none or transaction',
       ],
+    )
+  })
+
+  it('refuses a DATABASE_READ_URL that is not PostgreSQL, or replicas of an SQLite database', () => {
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ databaseReadUrl: 'sqlite:x.db' })),
+      ['DATABASE_READ_URL=sqlite:x.db: expected postgres://…'],
+    )
+    assert.deepEqual(
+      problemsOf(() => parseConfig({ databaseUrl: 'sqlite:x.db', databaseReadUrl: 'postgres://r/db' })),
+      ['DATABASE_READ_URL: replicas need a PostgreSQL DATABASE_URL (their primary)'],
     )
   })
 

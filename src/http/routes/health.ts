@@ -34,15 +34,22 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
         }
         // One flat entry per dependency; the words about Redis's state beside them, not inside.
         const redis = counters?.state()
-        return reply.send(
-          redis
+        // A replica down or lagging is no outage either: its reads go to the primary meanwhile.
+        const replicas = store.replicaStats?.()?.replicas.map(({ name, state, lagMs }) => ({
+          name,
+          state,
+          ...(lagMs !== undefined && { lag_ms: Math.round(lagMs) }),
+        }))
+        return reply.send({
+          ...(redis
             ? {
                 status: 'ready',
                 checks: { database: 'up', redis: redis.redis },
                 details: { redis: redis.detail },
               }
-            : { status: 'ready', checks: { database: 'up' } },
-        )
+            : { status: 'ready', checks: { database: 'up' } }),
+          ...(replicas && { replicas }),
+        })
       },
     },
   })

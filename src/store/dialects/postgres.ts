@@ -1,18 +1,21 @@
 // PostgreSQL through a `pg` pool. Any number of service instances may share one database, so
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
-import { type CompiledQuery, Kysely, PostgresDialect, type SqlBool, sql } from 'kysely'
+import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { changeChannel } from '../change-log.ts'
-import { substringIndexName } from '../flavour.ts'
+import { coalesced } from '../coalesced.ts'
 import type { DialectConnection } from '../kysely-store.ts'
 import type { Database } from '../schema.ts'
 import { costlyReads } from './postgres-costly.ts'
-import { isConflict, translate } from './postgres-errors.ts'
+import { isConflict, isUnavailable, translate } from './postgres-errors.ts'
+import { postgresFlavour } from './postgres-flavour.ts'
 import { postgresTarget } from './postgres-host-choice.ts'
 import { listenForChanges } from './postgres-listen.ts'
 import { migrateInTransaction, type Pooler, pollWithoutListenMs, sessionSettings } from './postgres-pooler.ts'
 import { namingPool } from './postgres-prepared.ts'
+import { withReplicas } from './postgres-replicas.ts'
+import { poolShares, types } from './postgres-types.ts'
 
 export interface PostgresOptions {
   /** Most connections this process opens for requests, the costly reads' share included (default 10). */
@@ -38,6 +41,8 @@ export interface PostgresOptions {
   readonly listenUrl?: string
   /** `transaction`: the URL is a pooler in transaction mode; see postgres-pooler.ts (default `none`). */
   readonly pooler?: Pooler
+  /** Streaming replicas for plain reads, and their bounds (postgres-replicas.ts); default: none. */
+  readonly replicas?: { readonly urls: readonly string[]; readonly maxLagMs: number; readonly waitMs: number }
   /** Told about connections that fail while idle; they are already discarded (default: ignored). */
   readonly onConnectionError?: (error: Error) => void
 }
@@ -53,22 +58,6 @@ export const postgresDefaults = Object.freeze({
   applicationName: 'event-resource-service',
   pooler: 'none' as Pooler,
 })
-
-// int8 (OID 20) arrives as text because it can exceed 2^53. Here it holds ids, epoch
-// milliseconds and counts, all inside the safe integer range, so the store gets plain numbers.
-const parseInt8 = (text: string) => Number(text)
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 && format !== 'binary'
-      ? parseInt8
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-}
-
-/** The costly reads' connections and the rest's, out of `poolSize` (see PostgresOptions). */
-export function poolShares(poolSize: number, costlyReadConnections: number) {
-  const costly = costlyReadConnections > 0 ? costlyReadConnections : Math.max(1, Math.floor(poolSize / 4))
-  return { costly, cheap: Math.max(1, poolSize - costly) }
-}
 
 export function openPostgres(url: string, options: PostgresOptions = {}): DialectConnection {
   const settings = { ...postgresDefaults, ...options }
@@ -144,33 +133,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
     },
     (error) => ignore(error as Error),
   )
-  return {
+  const connection: DialectConnection = {
     db,
-    flavour: {
-      idType: 'bigint',
-      // Identity columns draw from a sequence: a deleted row's id is never handed out again.
-      identity: (c) => c.generatedByDefaultAsIdentity().primaryKey(),
-      // The wire protocol counts parameters in an unsigned 16-bit field.
-      maxParameters: 65_535,
-      offsetRowsPerBucketRow: 2,
-      schema: 'postgres',
-      importCommits: 'one-transaction',
-      rowLocks: true,
-      changeNumbering: 'by-readers',
-      // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).
-      // The default collation is deterministic, so LIKE compares code points exactly.
-      contains: (_table, column, needle) =>
-        sql<SqlBool>`${sql.ref(column)} like ${`%${needle.replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`,
-      // pg_trgm is a trusted extension (PostgreSQL 13+): a database owner may create it.
-      async substringIndex(db, table, column) {
-        await sql`create extension if not exists pg_trgm`.execute(db)
-        await sql`create index ${sql.id(substringIndexName(table, column))} on ${sql.table(table)}
-          using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db)
-        // Measured: until the new column has statistics, the planner takes LIKE '%…%' (and, after
-        // a rewrite of every row, even `location_id = ?`) for common and scans the table.
-        await sql`analyze ${sql.table(table)}`.execute(db)
-      },
-    },
+    flavour: postgresFlavour,
     // READ COMMITTED is enough: every conditional write is one UPDATE/DELETE … WHERE version IN
     // (…), which PostgreSQL re-checks against the newest row version after waiting for its lock.
     // Behind a transaction pooler the session has no statement_timeout: set for this transaction alone.
@@ -237,29 +202,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       if (!pool.ending) await pool.end()
     },
   }
-}
-
-/**
- * `send` starts `work` unless it is already running; then it runs once more when the current run
- * ends, for whatever asked meanwhile. `settled` waits for the runs asked for so far.
- */
-function coalesced(work: () => Promise<void>, onError: (error: unknown) => void) {
-  let running: Promise<void> | undefined
-  let again = false
-  const run = async () => {
-    do {
-      again = false
-      await work().catch(onError)
-    } while (again)
-    running = undefined
-  }
-  return {
-    send() {
-      if (running) again = true
-      else running = run()
-    },
-    settled: async () => {
-      await running
-    },
-  }
+  const { replicas } = settings
+  if (!replicas || replicas.urls.length === 0) return connection
+  const shared = { ...settings, types, pooler: settings.pooler, onProblem: ignore, isUnavailable }
+  return withReplicas(connection, { ...shared, ...replicas, poolSize: shares.cheap })
 }
