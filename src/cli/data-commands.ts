@@ -1,4 +1,5 @@
-// The commands that put data into the database or copy it: locations, the import, the backup.
+// The commands that put data into the database, check it or copy it: locations, the import, the
+// recount, the backup.
 import { backup } from './backup.ts'
 import { out, prepare, progressLine, type ServiceCommand, warn, withStore } from './command-support.ts'
 import { CliError } from './errors.ts'
@@ -60,8 +61,9 @@ export const dataCommands: readonly ServiceCommand[] = [
     options: [],
     synopsis: '',
     help:
-      'load locations and their events from a JSON file,\n' +
-      'all in one transaction (format: docs/import.schema.json,\n' +
+      'load locations and their events from a JSON file\n' +
+      '(PostgreSQL: in one transaction; SQLite: in short ones\n' +
+      'beside live writes; format: docs/import.schema.json,\n' +
       'sample: examples/events.json)',
     run: async ({ operands: [file = ''], config }) => {
       const { readImportFile } = await import('./import-file.ts')
@@ -73,6 +75,21 @@ export const dataCommands: readonly ServiceCommand[] = [
         out(`imported ${result.locations} locations and ${result.events} events`)
       })
     },
+  },
+  {
+    name: 'recount',
+    operands: [],
+    options: [],
+    synopsis: '',
+    help:
+      'count the events from their rows, print the kept counts\n' +
+      'that differed (total, date buckets) and repair them in\n' +
+      'one transaction; safe while the service runs',
+    run: ({ config }) =>
+      withStore(config, async (store) => {
+        await prepare(store, { addsData: false })
+        await (await import('./recount.ts')).recountEvents(store, out)
+      }),
   },
   {
     name: 'backup',

@@ -12,7 +12,7 @@
 //
 // Triggers, not application code, keep the counts, so that no write path can forget them (the
 // CLI's import, a PATCH that moves a date, a delete). On PostgreSQL a bucket's count is spread
-// over `postgresShards` rows picked at random, as the total is (event-count.ts): concurrent writes
+// over 4 rows picked at random, as the total is (event-count.ts): concurrent writes
 // to one week then rarely wait for each other's commit on one row. SQLite serialises writers
 // anyway and keeps one row per bucket.
 import { type Kysely, sql } from 'kysely'
@@ -22,7 +22,6 @@ import type { Database } from './schema.ts'
 
 /** A bucket holds the events whose starts_at >> bucketBits is its number (floor of ms / 2^28). */
 export const bucketBits = 28
-const postgresShards = 4
 
 /** Below this offset OFFSET is always the cheaper way. */
 export const deepPageOffset = 2_000
@@ -73,86 +72,8 @@ export class BucketRowsEstimate {
   }
 }
 
-const bucketOf = (row: 'new' | 'old' | 'new_rows' | 'old_rows') => `${row}.starts_at >> ${bucketBits}`
-
-export const sqliteBucketTriggers = [
-  `create trigger events_bucket_insert after insert on events begin
-     insert into event_buckets (bucket, shard, count) values (${bucketOf('new')}, 0, 1)
-       on conflict (bucket, shard) do update set count = count + 1;
-   end`,
-  `create trigger events_bucket_delete after delete on events begin
-     update event_buckets set count = count - 1 where bucket = ${bucketOf('old')} and shard = 0;
-   end`,
-  `create trigger events_bucket_move after update of starts_at on events
-     when ${bucketOf('old')} <> ${bucketOf('new')} begin
-     update event_buckets set count = count - 1 where bucket = ${bucketOf('old')} and shard = 0;
-     insert into event_buckets (bucket, shard, count) values (${bucketOf('new')}, 0, 1)
-       on conflict (bucket, shard) do update set count = count + 1;
-   end`,
-]
-
-// Inserts and deletes: statement triggers with transition tables, one upsert per statement however
-// many rows it wrote (the importer inserts thousands per statement). A date change: a row trigger
-// whose WHEN is checked without entering PL/pgSQL, so an update that keeps the bucket costs nothing
-// (measured per single-row UPDATE: +80 µs for a statement trigger on every update, +0 here when
-// the bucket stays, +100 µs when it moves). Buckets are always locked in ascending order, so two
-// transactions never wait on each other's buckets in a cycle.
-const shard = `floor(random() * ${postgresShards})::integer`
-const upsert = `on conflict (bucket, shard) do update set count = event_buckets.count + excluded.count;`
-const postgresApply = (rows: 'new_rows' | 'old_rows', delta: 1 | -1) => `
-  insert into event_buckets (bucket, shard, count)
-    select ${bucketOf(rows)}, case when many then 0 else ${shard} end, ${delta} * count(*) from ${rows}
-    group by ${bucketOf(rows)} order by ${bucketOf(rows)}
-  ${upsert}`
-
-export const postgresBucketTriggers = [
-  // A statement of many rows is an import, and imports queue for one lock (KyselyStore): it keeps
-  // to shard 0, so a large collection has about one row per bucket for a deep page to add up.
-  `create function events_bucket_count() returns trigger language plpgsql as $$
-   declare
-     many boolean;
-   begin
-     if tg_op = 'INSERT' then
-       many := exists (select from new_rows offset 1);
-       ${postgresApply('new_rows', 1)}
-     else
-       many := false;
-       ${postgresApply('old_rows', -1)}
-     end if;
-     return null;
-   end $$`,
-  `create function events_bucket_move() returns trigger language plpgsql as $$
-   declare
-     moved_up boolean := ${bucketOf('old')} < ${bucketOf('new')};
-   begin
-     insert into event_buckets (bucket, shard, count) values
-       (least(${bucketOf('old')}, ${bucketOf('new')}), ${shard}, case when moved_up then -1 else 1 end),
-       (greatest(${bucketOf('old')}, ${bucketOf('new')}), ${shard}, case when moved_up then 1 else -1 end)
-     ${upsert}
-     return null;
-   end $$`,
-  `create trigger events_bucket_insert after insert on events referencing new table as new_rows
-     for each statement execute function events_bucket_count()`,
-  `create trigger events_bucket_delete after delete on events referencing old table as old_rows
-     for each statement execute function events_bucket_count()`,
-  `create trigger events_bucket_move after update of starts_at on events for each row
-     when (${bucketOf('old')} <> ${bucketOf('new')}) execute function events_bucket_move()`,
-]
-
-/** Creates the table and counts the events already stored (inside the migration's transaction). */
-export async function createEventBuckets(db: Kysely<unknown>, triggers: readonly string[]) {
-  await db.schema
-    .createTable('event_buckets')
-    .addColumn('bucket', 'bigint', (c) => c.notNull())
-    .addColumn('shard', 'integer', (c) => c.notNull())
-    .addColumn('count', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('event_buckets_pk', ['bucket', 'shard'])
-    .execute()
-  await sql`insert into event_buckets (bucket, shard, count)
-    select starts_at >> ${sql.lit(bucketBits)}, 0, count(*) from events
-    group by starts_at >> ${sql.lit(bucketBits)}`.execute(db)
-  for (const trigger of triggers) await sql.raw(trigger).execute(db)
-}
+// The triggers that keep the counts are written in the migrations (0005, then 0009, which also
+// keeps the total there: event-count.ts), frozen as text: a change to them is a new migration.
 
 /**
  * A page of events at `offset` (given twice: parameters 1 and 3) of `limit` (parameter 2), each

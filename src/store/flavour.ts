@@ -8,8 +8,15 @@ export interface SqlFlavour {
   identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
-  /** Statements that create the triggers keeping `event_buckets` (event-buckets.ts). */
-  readonly eventBucketTriggers: readonly string[]
+  /**
+   * How an import commits beside live writes (import-events.ts). `one-transaction`: all or
+   * nothing, its counts deferred to its end, where writers run side by side (PostgreSQL).
+   * `chunks`: short transactions with pauses between, where writers take turns at one write lock
+   * (SQLite), so that live writes get turns during a long import.
+   */
+  readonly importCommits: 'one-transaction' | 'chunks'
+  /** Which text of the frozen migrations (migrations/frozen.ts) writes this dialect's schema. */
+  readonly schema: 'sqlite' | 'postgres'
   /**
    * How many rows OFFSET steps over in the time a deep page takes to add up one row of the date
    * buckets (measured; event-buckets.ts prefersBuckets).

@@ -183,6 +183,11 @@ export class KyselyStore implements EventStore {
     return this.#import.initialiseOnce(fill)
   }
 
+  /** `ers recount`: counts from the rows, repairs what differed, in one write (recount.ts). */
+  recount() {
+    return this.#events.recount()
+  }
+
   // The database as a whole.
 
   /** Present only where the dialect can copy its database while it serves (an SQLite file). */

@@ -60,13 +60,7 @@ describe('[postgres] three server processes on one database', { skip: postgresSk
   it('applies the migrations exactly once', async () => {
     assert.equal(logged('database migrated'), 1)
     // Every migration the service knows, each recorded once.
-    const known = await migrations({
-      idType: 'bigint',
-      identity: (c) => c,
-      maxParameters: 1,
-      eventBucketTriggers: [],
-      changeNumbering: 'by-readers',
-    }).getMigrations()
+    const known = await migrations({ schema: 'postgres' }).getMigrations()
     assert.equal(await count('select count(*) as n from kysely_migration'), Object.keys(known).length)
   })
 

@@ -18,11 +18,7 @@ import { migrations } from '../../src/store/migrations/index.ts'
 
 /** The flavour does not change which migrations exist, only how they are written. */
 const anyFlavour = {
-  idType: 'integer',
-  identity: (c) => c,
-  maxParameters: 1,
-  eventBucketTriggers: [],
-  changeNumbering: 'in-write',
+  schema: 'sqlite',
 } as const satisfies Parameters<typeof migrations>[0]
 
 const root = fileURLToPath(new URL('../..', import.meta.url))

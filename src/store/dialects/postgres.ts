@@ -6,7 +6,6 @@ import pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { changeChannel } from '../change-log.ts'
 import type { DialectConnection } from '../dialect-connection.ts'
-import { postgresBucketTriggers } from '../event-buckets.ts'
 import { substringIndexName } from '../flavour.ts'
 import { locationInUse, unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
@@ -148,7 +147,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       // The wire protocol counts parameters in an unsigned 16-bit field.
       maxParameters: 65_535,
       offsetRowsPerBucketRow: 2,
-      eventBucketTriggers: postgresBucketTriggers,
+      schema: 'postgres',
+      importCommits: 'one-transaction',
       rowLocks: true,
       changeNumbering: 'by-readers',
       // LIKE, not strpos(): a pg_trgm index serves LIKE '%…%' (needles of 3 characters or more).

@@ -8,7 +8,6 @@ import { Kysely } from 'kysely'
 import { type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
 import { DomainError } from '../../domain/errors.ts'
 import type { DialectConnection } from '../dialect-connection.ts'
-import { sqliteBucketTriggers } from '../event-buckets.ts'
 import type { Executor } from '../executor.ts'
 import { unknownLocation } from '../location-references.ts'
 import type { Database } from '../schema.ts'
@@ -104,7 +103,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
       offsetRowsPerBucketRow: 30,
-      eventBucketTriggers: sqliteBucketTriggers,
+      schema: 'sqlite',
+      importCommits: 'chunks',
       rowLocks: false,
       changeNumbering: 'in-write',
       contains: trigramContains,

@@ -12,10 +12,10 @@ import type {
 } from '../../domain/types.ts'
 import type { ChangeNumbering } from '../change-numbering.ts'
 import { BucketRowsEstimate, deepPageOffset, prefersBuckets } from '../event-buckets.ts'
-import { countEvents } from '../event-count.ts'
 import type { IdempotencyKey, NewEvent } from '../event-store.ts'
 import type { Executor } from '../executor.ts'
 import { filteredPage } from '../filtered-page.ts'
+import { recount } from '../recount.ts'
 import { toEvent } from '../rows.ts'
 import { insertEvent, insertEventOnce, requireLocation } from '../writes/events.ts'
 import { requireStorable, titleColumns } from '../writes/stored-text.ts'
@@ -96,12 +96,14 @@ export class EventRepository {
 
   async delete(id: number, precondition?: Precondition) {
     await this.ctx.writeEvents(async (trx) => {
-      // The counter before the event: the lock order of event-count.ts. A delete that fails (404,
-      // 412) rolls the count back with it.
-      await countEvents(trx, -1)
       const row = await deleteVersioned(trx, 'events', id, precondition)
       await this.#logChange(trx, 'deleted', toEvent(row))
     })
+  }
+
+  /** `ers recount`: counts from the rows, repairs what differed, in one write (recount.ts). */
+  async recount() {
+    return this.ctx.write((trx) => recount(trx, this.ctx.flavour.rowLocks))
   }
 
   /** Logs the change as the write's last step (change-numbering.ts append). */

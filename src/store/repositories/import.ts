@@ -2,7 +2,8 @@
 import type { ChangeNumbering } from '../change-numbering.ts'
 import type { ImportLocation } from '../event-store.ts'
 import type { Executor } from '../executor.ts'
-import { insertLocations } from '../writes/import.ts'
+import { importFrom, importStart } from '../import-cursor.ts'
+import { importEvents } from '../import-events.ts'
 import type { StoreContext } from './context.ts'
 
 export class ImportRepository {
@@ -12,12 +13,16 @@ export class ImportRepository {
   ) {}
 
   async importLocations(locations: Iterable<ImportLocation>, onProgress?: (events: number) => void) {
-    const counts = await this.ctx.writeEvents(async (trx) => {
-      await this.#oneImportAtATime(trx)
-      const counts = await insertLocations(trx, this.ctx.flavour, locations, onProgress)
-      await this.#logReset(trx, counts.events)
-      return counts
-    })
+    const counts = await importEvents(
+      {
+        flavour: this.ctx.flavour,
+        write: (work) => this.ctx.writeEvents(work),
+        oneAtATime: (trx) => this.#oneImportAtATime(trx),
+        logReset: (trx, events) => this.#logReset(trx, events),
+      },
+      locations,
+      onProgress,
+    )
     if (counts.events > 0) await this.ctx.guard(async () => this.ctx.dialect.afterBulkLoad?.())
     return counts
   }
@@ -31,16 +36,14 @@ export class ImportRepository {
         .executeTakeFirst()
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
       await this.#oneImportAtATime(trx)
-      const counts = await insertLocations(trx, this.ctx.flavour, fill())
+      const batch = Math.floor(this.ctx.flavour.maxParameters / 4)
+      const { counts } = await importFrom(trx, fill(), importStart, { batch })
       await this.#logReset(trx, counts.events)
       return true
     })
   }
 
-  /**
-   * An import locks the date buckets of its events statement by statement (event-buckets.ts), in
-   * no overall order: two at once could deadlock on PostgreSQL, so they queue.
-   */
+  /** Imports queue behind one another: one long transaction at a time (import-events.ts). */
   async #oneImportAtATime(trx: Executor) {
     await this.ctx.exclusive(trx, 'import')
   }

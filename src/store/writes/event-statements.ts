@@ -4,7 +4,6 @@
 import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
 import type { CredentialCheck, Precondition } from '../../domain/types.ts'
 import { shapedStatements } from '../compiled.ts'
-import { countedEvents, pickShard } from '../event-count.ts'
 import type { NewEvent } from '../event-store.ts'
 import { toEvent } from '../rows.ts'
 import type { Database } from '../schema.ts'
@@ -90,17 +89,16 @@ export async function updateEventLogged(
 }
 
 /**
- * insertEvent with the count and the change log, as one statement of its own: one round trip
- * instead of six (BEGIN, the location's check, INSERT, the counter, the log, COMMIT). Where
- * updateEventLogged may be used, and for the same reasons. Every step of a WITH runs exactly once,
- * so the counter moves with the insert or, when the insert fails, not at all. An unknown location
- * fails the foreign key, which the dialect reports as the check's own 422 (location-references.ts).
+ * insertEvent with the change log, as one statement of its own: one round trip instead of five
+ * (BEGIN, the location's check, INSERT, the log, COMMIT). Where updateEventLogged may be used, and
+ * for the same reasons. The counts move in the insert's own trigger (event-count.ts). An unknown
+ * location fails the foreign key, which the dialect reports as the check's own 422
+ * (location-references.ts).
  */
 export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, now = Date.now()) {
   requireStorable('/title', event.title)
   const { title, title_folded } = titleColumns(event.title)
-  // The counter's shard is chosen per statement (event-count.ts), so it is a value too.
-  const values = [title, title_folded, event.date, event.locationId, now, pickShard()]
+  const values = [title, title_folded, event.date, event.locationId, now]
   const statement = loggedWrites(db, 'insert', values, (slot) =>
     db
       .with('written', (qb) =>
@@ -114,7 +112,6 @@ export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, n
           })
           .returningAll(),
       )
-      .with('counted', (qb) => countedEvents(qb, 1, slot<number>(5)))
       .with('logged', logWritten('created', slot<number>(4)))
       .selectFrom('written')
       .selectAll(),

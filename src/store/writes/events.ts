@@ -1,7 +1,6 @@
 // The write steps of events inside the caller's transaction: a create (with its idempotency key)
 // and the location check that an edit which moves an event makes first.
 import { DomainError } from '../../domain/errors.ts'
-import { countEvents } from '../event-count.ts'
 import type { IdempotencyKey, NewEvent } from '../event-store.ts'
 import type { Executor } from '../executor.ts'
 import { unknownLocation } from '../location-references.ts'
@@ -11,8 +10,6 @@ import { requireStorable, titleColumns } from './stored-text.ts'
 export async function insertEvent(trx: Executor, event: NewEvent) {
   requireStorable('/title', event.title)
   await requireLocation(trx, event.locationId)
-  // The counter before the event: the lock order of event-count.ts.
-  await countEvents(trx, 1)
   const row = await trx
     .insertInto('events')
     .values({ ...titleColumns(event.title), starts_at: event.date, location_id: event.locationId })
