@@ -187,7 +187,10 @@ export interface EventStore {
   /** Forgets the pairs that expired before that instant (epoch ms); returns how many. */
   forgetNonces(expiredBefore: number): Promise<number>
 
-  /** Loads locations with their events in one transaction; reports progress in events. */
+  /**
+   * Loads locations with their events beside live writes, as the dialect commits an import
+   * (store/import-events.ts: one transaction, or short chunks); reports progress in events.
+   */
   importLocations(
     locations: Iterable<ImportLocation>,
     onProgress?: (events: number) => void,

@@ -63,7 +63,9 @@ for (const target of storeTargets) {
       const empty = bucket + 1_000
       await directWrite(pair.databaseUrl, [
         `update counters set value = value + 7 where name = 'events' and shard = 3`,
-        `update event_buckets set count = count - 3 where bucket = ${bucket} and shard = 0`,
+        // An upsert: on PostgreSQL the creates spread the bucket's count over shards at random.
+        `insert into event_buckets (bucket, shard, count) values (${bucket}, 0, -3)
+           on conflict (bucket, shard) do update set count = event_buckets.count + excluded.count`,
         `insert into event_buckets (bucket, shard, count) values (${empty}, 1, 5)`,
       ])
       const damaged = await counts()
