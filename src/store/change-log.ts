@@ -27,7 +27,7 @@ export const changeLogTopic = 'change-log'
 /** The channel PostgreSQL notifies, in the write's transaction, after each append. */
 export const changeChannel = 'ers_changes'
 
-type Appended = { kind: ChangeKind; event: Event } | { kind: 'reset' }
+export type Appended = { kind: ChangeKind; event: Event } | { kind: 'reset' }
 
 /**
  * Appends the change, with the next number when `numbered`: then the caller holds the log's lock

@@ -33,7 +33,7 @@ export interface SqlFlavour {
    * (SQLite). `by-readers`: the write logs the change unnumbered, and whoever reads the log
    * first numbers what has committed, in one short transaction under the log's lock; where
    * writers run side by side (PostgreSQL), so that they are not queued behind one lock held
-   * across every commit.
+   * across every commit. What each means for a write lives in one place, change-numbering.ts.
    */
   readonly changeNumbering: 'in-write' | 'by-readers'
   /**

@@ -3,7 +3,7 @@
 // so a transaction that fails is run again from where the last one ended.
 import type { ImportLocation } from './event-store.ts'
 import type { Executor } from './executor.ts'
-import { titleColumns } from './writes.ts'
+import { titleColumns } from './writes/stored-text.ts'
 
 export interface ImportPosition {
   /** The location being imported. */

@@ -1,0 +1,96 @@
+// Where the dialects must differ in how an event write reaches the change log, side by side and
+// chosen by name (flavour.changeNumbering), so that no repository asks which dialect it runs on.
+//
+// - `in-write` (SQLite): every writer holds the write lock anyway (BEGIN IMMEDIATE), so a change
+//   is numbered in the write's own transaction under the log's lock. A create checks its location
+//   first (requireLocation), inside that transaction.
+// - `by-readers` (PostgreSQL): writers run side by side, so a change is logged unnumbered and
+//   whoever reads the log first numbers what has committed. With no lock on the log to take, the
+//   common create and edit are each one statement, their own transaction (writes/event-statements.ts):
+//   one round trip. Such a create does not check its location first: the foreign key refuses an
+//   unknown one, and `naming` turns that error into the same 422 as the check's.
+import type { CredentialCheck, Event, EventChanges, Precondition } from '../domain/types.ts'
+import { type Appended, appendChange, changeLogTopic, numberChanges } from './change-log.ts'
+import type { NewEvent } from './event-store.ts'
+import type { Executor } from './executor.ts'
+import type { SqlFlavour } from './flavour.ts'
+import { naming } from './location-references.ts'
+import type { StoreContext } from './repositories/context.ts'
+import { toEvent } from './rows.ts'
+import { insertEventLogged, updateEventLogged } from './writes/event-statements.ts'
+import { requireStorable, titleColumns } from './writes/stored-text.ts'
+
+export interface ChangeNumbering {
+  /**
+   * Logs the change as the write's last step: where it is numbered in the write, the lock on the
+   * log is held from here to the commit, so appends commit in number order (change-log.ts).
+   */
+  append(ctx: StoreContext, trx: Executor, change: Appended): Promise<void>
+  /** Before the log is read: numbers what has committed, where the readers do. */
+  numberCommitted(ctx: StoreContext): Promise<void>
+  /** Creates the event, counted and logged; `inTransaction` is the form every dialect can run. */
+  createEvent(ctx: StoreContext, event: NewEvent, inTransaction: () => Promise<Event>): Promise<Event>
+  /** Edits the event as EventStore.updateEvent says; `inTransaction` as for createEvent. */
+  updateEvent(ctx: StoreContext, edit: EventEdit, inTransaction: () => Promise<Event>): Promise<Event>
+}
+
+export interface EventEdit {
+  readonly id: number
+  readonly changes: EventChanges
+  readonly precondition?: Precondition
+  readonly asUser?: CredentialCheck
+}
+
+const inWrite: ChangeNumbering = {
+  async append(ctx, trx, change) {
+    await ctx.exclusive(trx, changeLogTopic)
+    await appendChange(trx, change, true)
+  },
+  async numberCommitted() {},
+  createEvent: (_ctx, _event, inTransaction) => inTransaction(),
+  updateEvent: (_ctx, _edit, inTransaction) => inTransaction(),
+}
+
+const byReaders: ChangeNumbering = {
+  async append(_ctx, trx, change) {
+    await appendChange(trx, change, false)
+  },
+  async numberCommitted(ctx) {
+    await ctx.write(async (trx) => {
+      await ctx.exclusive(trx, changeLogTopic)
+      await numberChanges(trx)
+    })
+  },
+  async createEvent(ctx, event) {
+    const created = await ctx
+      .guard(() => ctx.retryingConflicts(() => insertEventLogged(ctx.db, event)))
+      .catch((error: unknown) => {
+        throw naming(error, event.locationId)
+      })
+    ctx.changed()
+    return created
+  },
+  async updateEvent(ctx, { id, changes, precondition, asUser }, inTransaction) {
+    // A new location is checked first (and an empty patch logs nothing): those take the
+    // transaction; the common edit is one statement.
+    if (changes.locationId !== undefined || Object.keys(changes).length === 0) return inTransaction()
+    requireStorable('/title', changes.title)
+    const values = {
+      ...(changes.title !== undefined && titleColumns(changes.title)),
+      ...(changes.date !== undefined && { starts_at: changes.date }),
+    }
+    const event = toEvent(
+      await ctx.guard(() =>
+        ctx.retryingConflicts(() => updateEventLogged(ctx.db, id, values, precondition, asUser)),
+      ),
+    )
+    ctx.changed()
+    return event
+  },
+}
+
+/** The numbering of each name flavour.changeNumbering may give. */
+export const changeNumberings: Readonly<Record<SqlFlavour['changeNumbering'], ChangeNumbering>> = {
+  'in-write': inWrite,
+  'by-readers': byReaders,
+}
