@@ -1,11 +1,7 @@
 // What the shared store code needs to know about a dialect, phrased as capabilities.
-import type { ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely'
+import type { Expression, SqlBool } from 'kysely'
 
 export interface SqlFlavour {
-  /** Column type of ids and references to them. */
-  readonly idType: 'integer' | 'bigint'
-  /** Makes `column` an identity primary key whose values are never reused. */
-  identity(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number
   /**
@@ -42,9 +38,7 @@ export interface SqlFlavour {
    * can serve it.
    */
   contains(table: string, column: string, needle: string): Expression<SqlBool>
-  /** Makes the substring index `contains` uses, where the dialect has such a thing. */
-  substringIndex?(db: Kysely<unknown>, table: string, column: string): Promise<void>
 }
 
-/** The name of the substring index of a column, the same in the migration and in the query. */
+/** The name of the substring index of a column, as the frozen migration 0006 made it. */
 export const substringIndexName = (table: string, column: string) => `${table}_by_${column}`

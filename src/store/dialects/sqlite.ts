@@ -14,7 +14,7 @@ import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { maxKeptStatements, RetryingSqliteDialect, readNow, StatementCache } from './sqlite-driver.ts'
 import { SqliteReaders } from './sqlite-readers.ts'
-import { trigramContains, trigramIndex } from './sqlite-trigram.ts'
+import { trigramContains } from './sqlite-trigram.ts'
 
 export interface SqliteOptions {
   /**
@@ -98,9 +98,6 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
   return {
     db,
     flavour: {
-      idType: 'integer',
-      // AUTOINCREMENT: ids of deleted rows are never handed out again.
-      identity: (c) => c.primaryKey().autoIncrement(),
       maxParameters: 32_766,
       offsetRowsPerBucketRow: 30,
       schema: 'sqlite',
@@ -108,7 +105,6 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       rowLocks: false,
       changeNumbering: 'in-write',
       contains: trigramContains,
-      substringIndex: trigramIndex,
     },
     write: (work) =>
       inWriteTransaction((conn) => work(conn as Executor), 'a write transaction', settings.busyWaitMs),
