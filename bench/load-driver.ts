@@ -85,7 +85,8 @@ async function run(load: LoadRun): Promise<LoadFigures> {
     rps: seconds > 0 ? requests / seconds : 0,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
+    // A 304 is the answer a revalidation asks for (scenario revalidate-event).
+    non2xx: result.non2xx - (statusCodes['304'] ?? 0),
     socketErrors: result.errors,
     timeouts: result.timeouts,
     statusCodes,

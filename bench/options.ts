@@ -42,9 +42,11 @@ export const usage = `Usage: npm run bench -- [options]
   --connections N           concurrent connections (default 10)
   --load auto|wrk|autocannon  the load generator (default auto: wrk where installed, autocannon
                             otherwise and for signed requests)
-  --scenarios a,b           only these (get-event, get-page, deep-page, filter-dates,
-                            filter-location, filter-q, put-event, signed-put-event,
-                            post-event, mix-90-10)
+  --scenarios a,b           only these (get-event, browser-get-event, revalidate-event,
+                            proxied-get-event, get-page, proxied-get-page, deep-page,
+                            filter-dates, filter-location, filter-q, put-event,
+                            signed-put-event, post-event, mix-90-10); the proxied-* go
+                            through nginx, with TRUST_PROXY=127.0.0.1 for the whole run
   --growth                  also GET by id and page 1 at --growth-base events (default 10000)
                             beside the same at --events
   --smoke                   a few hundred requests per run on a small database (for npm test)
@@ -58,7 +60,11 @@ export const usage = `Usage: npm run bench -- [options]
 
 const mainScenarios: ScenarioName[] = [
   'get-event',
+  'browser-get-event',
+  'revalidate-event',
+  'proxied-get-event',
   'get-page',
+  'proxied-get-page',
   'deep-page',
   'filter-dates',
   'filter-location',

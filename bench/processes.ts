@@ -1,5 +1,5 @@
 // Child processes of the harness: the servers under test and the load driver.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { openSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { LoadFigures, LoadRun } from './load-driver.ts'
@@ -28,7 +28,35 @@ export interface RunningServer {
   resetPeak(): boolean
   /** The highest resident set size since the start or the last reset, in bytes. */
   peakRss(): number | undefined
+  /** CPU time the server has used (user + system, /proc/<pid>/stat), in µs; undefined off Linux. */
+  cpuMicros(): number | undefined
   stop(): Promise<void>
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux almost everywhere). */
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/**
+ * utime + stime of a process in µs. Read from outside, it does not depend on the load generator,
+ * and it counts every thread of the server (its libuv pool too). The fields after the command
+ * name, which may hold spaces, are read from its closing parenthesis on.
+ */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // Fields 14 and 15 of proc(5); the slice starts at field 3.
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return Number.isFinite(ticks) ? (ticks * 1_000_000) / ticksPerSecond : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Runs a command line to completion; its standard output, or an error with its standard error. */
@@ -116,6 +144,7 @@ export async function startServer(
         return undefined
       }
     },
+    cpuMicros: () => processCpuMicros(pid),
     stop: () => stopChild(child),
   }
 }

@@ -6,6 +6,8 @@ import type { Verification } from './verify.ts'
 export interface Measured extends LoadFigures {
   /** VmHWM of the server during the run (since its start where the kernel cannot reset it), bytes. */
   readonly peakRssBytes: number | undefined
+  /** Server CPU (user + system, /proc/<pid>/stat) per request of the measured run, µs. */
+  readonly cpuMicrosPerRequest?: number | undefined
 }
 
 export interface ScenarioResult {
@@ -18,8 +20,19 @@ export interface ScenarioResult {
   readonly baseline: Measured
   /** Service requests/s ÷ baseline requests/s; with several rounds, the median of the rounds'. */
   readonly ratio: number
+  /**
+   * Baseline CPU per request ÷ service CPU per request (1 is as cheap as the baseline); with
+   * several rounds, the median of the rounds'.
+   */
+  readonly cpuRatio?: number
   /** Each round's requests/s, in the order measured (absent in files from before rounds). */
-  readonly rounds?: { readonly service: number[]; readonly baseline: number[] }
+  readonly rounds?: {
+    readonly service: number[]
+    readonly baseline: number[]
+    /** CPU µs per request of each round. */
+    readonly serviceCpu?: (number | undefined)[]
+    readonly baselineCpu?: (number | undefined)[]
+  }
   /** Non-2xx answers and socket errors of both servers. */
   readonly errors: number
 }

@@ -7,6 +7,7 @@ import { ensureBuild } from './build.ts'
 import { type DatabaseFactory, postgresDatabases, sqliteDatabases } from './databases.ts'
 import { type Credentials, fillDatabase } from './dataset.ts'
 import type { LoadRun } from './load-driver.ts'
+import { findNginx, nginxAddress, startNginx } from './nginx.ts'
 import { type Options, parseOptions, usage } from './options.ts'
 import { choosePinning, type Pinning } from './pinning.ts'
 import {
@@ -36,6 +37,8 @@ interface Pair {
   readonly baseline: RunningServer
   readonly credentials: Credentials
   readonly verification: Verification
+  /** Each server's URL through nginx, when a scenario goes through it. */
+  readonly proxied?: { readonly service: string; readonly baseline: string }
   /** Waits until the databases of both servers are idle (DatabaseFactory.settle). */
   settle(): Promise<void>
 }
@@ -66,6 +69,9 @@ async function startPair(
   cleanups.push(() => copy.drop())
   const servicePort = await freePort()
   const baselinePort = await freePort()
+  const nginx = options.scenarios.some((s) => scenarios[s].viaNginx) ? findNginx() : undefined
+  if (options.scenarios.some((s) => scenarios[s].viaNginx) && !nginx)
+    log('nginx is not installed: the proxied scenarios are skipped')
   // Both at once; whichever started is stopped at the end even when the other failed.
   const servers = await Promise.allSettled([
     startServer(
@@ -85,6 +91,9 @@ async function startPair(
         // set above any rate reachable here, so the limiter still counts every request (its cost is
         // measured) but never refuses one (its refusals are not the service's work). See README.
         ...serviceLimits,
+        // Behind nginx as deployed (README): the client's address comes from X-Forwarded-For when
+        // the peer is nginx. Set for every scenario of a run that has proxied ones.
+        ...(nginx && { TRUST_PROXY: nginxAddress }),
         NODE_ENV: 'production',
       },
       servicePort,
@@ -103,6 +112,7 @@ async function startPair(
         ...process.env,
         BASELINE_DATABASE_URL: copy.url,
         BASELINE_BATCHED: options.baselineBatched ? 'true' : 'false',
+        BASELINE_TRUST_PROXY: nginx ? 'true' : 'false',
         HOST: '127.0.0.1',
         PORT: String(baselinePort),
       },
@@ -122,13 +132,28 @@ async function startPair(
   )
   if (!verification.identical)
     log(`WARNING: the baseline answers differently:\n  ${verification.differences.join('\n  ')}`)
+  let proxied: Pair['proxied']
+  if (nginx) {
+    const proxy = await startNginx(nginx, [service.baseUrl, baseline.baseUrl], pinning.load)
+    cleanups.push(() => proxy.stop())
+    proxied = { service: proxy.urls[0] as string, baseline: proxy.urls[1] as string }
+  }
   // The verification's POST added one event on each side: ids 1..events still all exist.
   const settle = async () => {
     const cancelled = (await factory.settle?.([database, copy], settleWaitMs)) ?? 0
     if (cancelled > 0)
       log(`cancelled ${cancelled} statements still running ${settleWaitMs / 1000} s after a run`)
   }
-  return { events, locations: dataset.locations, service, baseline, credentials, verification, settle }
+  return {
+    events,
+    locations: dataset.locations,
+    service,
+    baseline,
+    credentials,
+    verification,
+    settle,
+    ...(proxied && { proxied }),
+  }
 }
 
 /** Rate and connection limits of the service during a run (in memory: no REDIS_URL is passed). */
@@ -161,8 +186,14 @@ async function measure(
   if (!reset) peakSinceStart = true
   const length =
     options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests ?? 300 }
+  const cpuBefore = server.cpuMicros()
   const figures = await driver.run({ ...base, length })
-  return { ...figures, peakRssBytes: server.peakRss() }
+  const cpuAfter = server.cpuMicros()
+  const cpuMicrosPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && figures.requests > 0
+      ? (cpuAfter - cpuBefore) / figures.requests
+      : undefined
+  return { ...figures, peakRssBytes: server.peakRss(), cpuMicrosPerRequest }
 }
 
 let peakSinceStart = false
@@ -173,9 +204,12 @@ async function runScenario(
   options: Options,
   scenario: ScenarioName,
 ): Promise<ScenarioResult> {
+  const viaNginx = scenarios[scenario].viaNginx === true
   const plan = (server: RunningServer, forService: boolean): RequestPlan => ({
     scenario,
-    baseUrl: server.baseUrl,
+    baseUrl: !viaNginx
+      ? server.baseUrl
+      : ((forService ? pair.proxied?.service : pair.proxied?.baseline) ?? server.baseUrl),
     events: pair.events,
     locations: pair.locations,
     perPage: 20,
@@ -197,6 +231,10 @@ async function runScenario(
     const b = baseline[i]?.rps ?? 0
     return b > 0 ? s.rps / b : 0
   })
+  const cpuRatios = service.flatMap((s, i) => {
+    const b = baseline[i]?.cpuMicrosPerRequest
+    return s.cpuMicrosPerRequest && b ? [b / s.cpuMicrosPerRequest] : []
+  })
   const [s, b] = [typical(service), typical(baseline)]
   return {
     scenario,
@@ -205,8 +243,14 @@ async function runScenario(
     service: s,
     baseline: b,
     ratio: median(ratios),
+    ...(cpuRatios.length > 0 && { cpuRatio: median(cpuRatios) }),
     ...(options.rounds > 1 && {
-      rounds: { service: service.map((m) => m.rps), baseline: baseline.map((m) => m.rps) },
+      rounds: {
+        service: service.map((m) => m.rps),
+        baseline: baseline.map((m) => m.rps),
+        serviceCpu: service.map((m) => m.cpuMicrosPerRequest),
+        baselineCpu: baseline.map((m) => m.cpuMicrosPerRequest),
+      },
     }),
     errors: s.non2xx + s.socketErrors + b.non2xx + b.socketErrors,
   }
@@ -233,8 +277,10 @@ function typical(runs: readonly Measured[]): Measured {
       statusCodes[code] = (statusCodes[code] ?? 0) + count
   }
   const peaks = runs.flatMap((run) => (run.peakRssBytes === undefined ? [] : [run.peakRssBytes]))
+  const cpu = runs.flatMap((run) => (run.cpuMicrosPerRequest === undefined ? [] : [run.cpuMicrosPerRequest]))
   return {
     ...middle,
+    cpuMicrosPerRequest: cpu.length > 0 ? median(cpu) : undefined,
     non2xx: runs.reduce((n, run) => n + run.non2xx, 0),
     socketErrors: runs.reduce((n, run) => n + run.socketErrors, 0),
     timeouts: runs.reduce((n, run) => n + run.timeouts, 0),
@@ -257,7 +303,11 @@ function gitCommit(): { commit: string; dirty: boolean } {
 // Reads first, while the data set is as imported; then the writes, POST last since it grows the table.
 const order: ScenarioName[] = [
   'get-event',
+  'browser-get-event',
+  'revalidate-event',
+  'proxied-get-event',
   'get-page',
+  'proxied-get-page',
   'deep-page',
   'filter-dates',
   'filter-location',
@@ -283,6 +333,7 @@ async function bench(options: Options): Promise<BenchResult> {
   const wanted = order.filter((s) => options.scenarios.includes(s))
   const reads = (s: ScenarioName) => scenarios[s].auth === 'none'
   for (const scenario of wanted.filter(reads)) {
+    if (scenarios[scenario].viaNginx && !pair.proxied) continue
     results.push(await runScenario(driver, pair, options, scenario))
   }
   const atSize = options.growth ? await runAll(driver, pair, options, growthScenarios) : []

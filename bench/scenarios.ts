@@ -15,6 +15,10 @@ export type ScenarioName =
   | 'filter-dates'
   | 'filter-location'
   | 'filter-q'
+  | 'browser-get-event'
+  | 'revalidate-event'
+  | 'proxied-get-event'
+  | 'proxied-get-page'
 
 export interface Scenario {
   readonly name: ScenarioName
@@ -24,6 +28,8 @@ export interface Scenario {
   readonly auth: 'none' | 'basic' | 'signature'
   /** Clients at once, where the scenario measures latency rather than throughput (else --connections). */
   readonly connections?: number
+  /** Sent through nginx (bench/nginx.ts) to each server, the service with TRUST_PROXY naming it. */
+  readonly viaNginx?: boolean
 }
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -82,6 +88,28 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     what: 'GET /events with {"q": "#<random id>", "per_page": 20}: the titles containing it',
     auth: 'none',
   },
+  'browser-get-event': {
+    name: 'browser-get-event',
+    what: "GET /events/<random id> as a page's fetch() in Chromium 131 sends it (sec-ch-ua*, sec-fetch-*, user-agent, accept-language, accept-encoding gzip/br/zstd, referer, priority)",
+    auth: 'none',
+  },
+  'revalidate-event': {
+    name: 'revalidate-event',
+    what: 'GET /events/<random id> with If-None-Match of its current ETag: 304',
+    auth: 'none',
+  },
+  'proxied-get-event': {
+    name: 'proxied-get-event',
+    what: 'GET /events/<random id> through nginx (X-Forwarded-For/-Proto, TRUST_PROXY=127.0.0.1, nginx’s address)',
+    auth: 'none',
+    viaNginx: true,
+  },
+  'proxied-get-page': {
+    name: 'proxied-get-page',
+    what: 'GET /events?page=<random>&per_page=20 through nginx, Accept-Encoding gzip (TRUST_PROXY=127.0.0.1)',
+    auth: 'none',
+    viaNginx: true,
+  },
 }
 
 /** What a load driver needs to draw requests for one target. */
@@ -129,6 +157,47 @@ function getPage(
     path: '/events',
     headers: { accept: 'application/vnd.service.events+json', 'content-type': 'application/json' },
     body: JSON.stringify({ ...filter, page, per_page: plan.perPage }),
+  }
+}
+
+/**
+ * The fields Chromium 131 on Linux sends with a page's fetch() of a same-origin JSON resource
+ * (copied from DevTools, cookies aside): what a browser client of the API costs to read.
+ */
+const chromiumFields = {
+  'sec-ch-ua': '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"',
+  'sec-ch-ua-mobile': '?0',
+  'sec-ch-ua-platform': '"Linux"',
+  'user-agent':
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  accept: 'application/vnd.service.event+json',
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-mode': 'cors',
+  'sec-fetch-dest': 'empty',
+  referer: 'http://127.0.0.1/events',
+  'accept-encoding': 'gzip, deflate, br, zstd',
+  'accept-language': 'en-GB,en-US;q=0.9,en;q=0.8',
+  priority: 'u=1, i',
+  connection: 'keep-alive',
+}
+
+/**
+ * The ETag every event of the data set has while no write touched it (bench/dataset.ts imports
+ * each at version 1; the read scenarios run before the writes).
+ */
+const importedEtag = '"v1"'
+
+function eventRequest(plan: RequestPlan, random: Random, headers: Record<string, string>): DrawnRequest {
+  return { method: 'GET', path: `/events/${between(random, 1, plan.events)}`, headers }
+}
+
+/** A page as a query string (what nginx forwards unchanged, unlike a GET body it may drop). */
+function queryPage(plan: RequestPlan, random: Random): DrawnRequest {
+  const page = between(random, 1, Math.max(1, Math.ceil(plan.events / plan.perPage)))
+  return {
+    method: 'GET',
+    path: `/events?page=${page}&per_page=${plan.perPage}`,
+    headers: { accept: 'application/vnd.service.events+json', 'accept-encoding': 'gzip' },
   }
 }
 
@@ -216,6 +285,17 @@ export function drawRequest(
       return filteredPage(plan, random, 'location')
     case 'filter-q':
       return filteredPage(plan, random, 'q')
+    case 'browser-get-event':
+      return eventRequest(plan, random, chromiumFields)
+    case 'revalidate-event':
+      return eventRequest(plan, random, {
+        accept: 'application/vnd.service.event+json',
+        'if-none-match': importedEtag,
+      })
+    case 'proxied-get-event':
+      return getEvent(plan, random)
+    case 'proxied-get-page':
+      return queryPage(plan, random)
     case 'mix-90-10': {
       const roll = random()
       if (roll < 0.7) return getEvent(plan, random)

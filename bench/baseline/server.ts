@@ -5,6 +5,7 @@
 //
 //   BASELINE_DATABASE_URL=sqlite:/path/events.db PORT=8081 node --import tsx bench/baseline/server.ts
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { postgresQueries } from './postgres-queries.ts'
 import type { BaselineFilter, BaselineQueries } from './queries.ts'
 import {
@@ -23,6 +24,15 @@ const queries: BaselineQueries = databaseUrl.startsWith('sqlite:')
   ? sqliteQueries(databaseUrl.slice('sqlite:'.length))
   : postgresQueries(databaseUrl, Number(process.env.DB_POOL_SIZE ?? 10))
 
+// With BASELINE_TRUST_PROXY=true (set when the run has scenarios through nginx, as the service gets
+// TRUST_PROXY), Link and Location are absolute at the address the client used, as the service
+// writes them for a trusted peer (src/http/forwarded.ts): every request comes from 127.0.0.1.
+const absoluteLinks = process.env.BASELINE_TRUST_PROXY === 'true'
+const baseOf = (req: IncomingMessage) =>
+  absoluteLinks ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${req.headers.host}` : ''
+const rebased = (req: IncomingMessage, links: string) =>
+  absoluteLinks ? links.replaceAll('</', `<${baseOf(req)}/`) : links
+
 const eventPath = /^\/events\/([1-9]\d{0,15})$/
 
 // With BASELINE_BATCHED=true the answers ready in one turn of the event loop are written together
@@ -36,14 +46,50 @@ const writeBatch = () => {
   for (const write of writes) write()
 }
 
+// As the service answers a client that asks (src/http/compression.ts): bodies of 1 KB or more in
+// br (quality 4) or gzip (level 4), br when both are named, with the coding in the ETag. The
+// service's negotiation weighs q-values; the bench's fields carry none, so a name test is the same.
+function coded(
+  req: IncomingMessage | undefined,
+  body: string,
+  headers: Record<string, string>,
+): { body: string | Buffer; headers: Record<string, string> } {
+  const accepted = req?.headers['accept-encoding']
+  if (accepted === undefined || Buffer.byteLength(body) < 1024) return { body, headers }
+  const coding = accepted.includes('br') ? 'br' : accepted.includes('gzip') ? 'gzip' : undefined
+  if (!coding) return { body, headers }
+  const bytes =
+    coding === 'gzip'
+      ? gzipSync(body, { level: 4 })
+      : brotliCompressSync(body, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 4,
+            [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body),
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          },
+        })
+  const etag = headers.etag
+  return {
+    body: bytes,
+    headers: {
+      ...headers,
+      'content-encoding': coding,
+      vary: 'Accept-Encoding',
+      ...(etag && { etag: `${etag.slice(0, -1)}+${coding}"` }),
+    },
+  }
+}
+
 function send(
   res: ServerResponse,
   status: number,
   type: string,
-  body: string,
-  headers: Record<string, string> = {},
+  text: string,
+  fields: Record<string, string> = {},
+  req?: IncomingMessage,
 ) {
   const write = () => {
+    const { body, headers } = coded(req, text, fields)
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
     res.end(body)
   }
@@ -87,7 +133,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (byId && method === 'GET') {
     const row = await queries.getEvent(Number(byId[1]))
     if (!row) return problem(res, 404, 'Not Found')
-    return send(res, 200, eventType, eventJson(row), { etag: versionEtag(row.version) })
+    const etag = versionEtag(row.version)
+    // A revalidation (bench scenario revalidate-event) sends the one current tag.
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { etag })
+      return void res.end()
+    }
+    return send(res, 200, eventType, eventJson(row), { etag })
   }
   if (byId && method === 'PUT') {
     const body = await readJson(req)
@@ -112,10 +164,17 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const { total, rows } = filter
       ? await queries.filteredPage(filter, n, (p - 1) * n)
       : await queries.page(n, (p - 1) * n)
-    return send(res, 200, eventsType, collectionJson(total, rows), {
-      etag: pageEtag(p, n, total, rows, filter),
-      link: pageLinks(p, n, total, filter),
-    })
+    return send(
+      res,
+      200,
+      eventsType,
+      collectionJson(total, rows),
+      {
+        etag: pageEtag(p, n, total, rows, filter),
+        link: rebased(req, pageLinks(p, n, total, filter)),
+      },
+      req,
+    )
   }
   if (url === '/events' && method === 'POST') {
     const body = await readJson(req)
@@ -126,7 +185,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const row = await queries.insertEvent(body.title, date, body.location_id as number)
     return send(res, 201, eventType, eventJson(row), {
       etag: versionEtag(row.version),
-      location: `/events/${row.id}`,
+      location: `${baseOf(req)}/events/${row.id}`,
     })
   }
   if (url === '/health/ready') return send(res, 200, 'text/plain', 'ok')

@@ -6,6 +6,16 @@ const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
 const mib = (bytes: number | undefined) =>
   bytes === undefined ? '—' : `${(bytes / 1_048_576).toFixed(0)} MiB`
 const errors = (m: Measured) => m.non2xx + m.socketErrors
+const cpu = (m: Measured) => (m.cpuMicrosPerRequest === undefined ? '–' : m.cpuMicrosPerRequest.toFixed(0))
+
+/** Baseline CPU per request ÷ the service's, with the lowest and highest round's. */
+function cpuRatioCell(s: ScenarioResult): string {
+  if (s.cpuRatio === undefined) return '–'
+  const { serviceCpu, baselineCpu } = s.rounds ?? {}
+  if (!serviceCpu || !baselineCpu || serviceCpu.length < 2) return s.cpuRatio.toFixed(2)
+  const ratios = serviceCpu.flatMap((c, i) => (c && baselineCpu[i] ? [(baselineCpu[i] as number) / c] : []))
+  return `${s.cpuRatio.toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+}
 
 /** The ratio; with several rounds, the lowest and highest round's too, so that the noise shows. */
 function ratioCell(s: ScenarioResult): string {
@@ -53,11 +63,12 @@ export function markdown(result: BenchResult): string {
       : []),
     `- baseline bytes: ${result.verification.identical ? 'identical to the service’s (checked before the runs)' : `DIFFER: ${result.verification.differences.join('; ')}`}`,
     '',
-    '| scenario | events | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | events | service req/s | baseline req/s | ratio | CPU µs/req service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...result.scenarios.map(
       (s) =>
         `| ${s.scenario} | ${int(s.events)} | ${int(s.service.rps)} | ${int(s.baseline.rps)} | ${ratioCell(s)} | ` +
+        `${cpu(s.service)} / ${cpu(s.baseline)} | ${cpuRatioCell(s)} | ` +
         `${ms(s.service.p50Ms)} / ${ms(s.service.p99Ms)} | ${ms(s.baseline.p50Ms)} / ${ms(s.baseline.p99Ms)} | ` +
         `${errors(s.service)} / ${errors(s.baseline)} | ${mib(s.service.peakRssBytes)} |`,
     ),
@@ -77,7 +88,7 @@ export function markdown(result: BenchResult): string {
   }
   lines.push(
     '',
-    'ratio = service req/s ÷ baseline req/s (the baseline is the limit: bench/README.md). Writes to the baseline are unauthenticated.',
+    'ratio = service req/s ÷ baseline req/s (the baseline is the limit: bench/README.md). CPU ratio = baseline CPU per request ÷ service CPU per request (user + system from /proc/<pid>/stat, before and after each measured run). Writes to the baseline are unauthenticated.',
     '',
   )
   return lines.join('\n')

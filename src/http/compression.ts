@@ -86,14 +86,28 @@ const codable = (type: unknown) =>
 
 const noBody = (status: number) => status === 204 || status === 304 || status < 200
 
-/** Adds `field` to the answer's Vary unless it names it already. */
-function addVary(reply: FastifyReply, field: string): void {
+/** Vary with Accept-Encoding added, for a Vary field as it was: undefined when it needs none added. */
+function withAcceptEncoding(text: string): string | undefined {
+  if (text.trim() === '*') return undefined
+  const named = text.toLowerCase().split(',')
+  if (named.some((token) => token.trim() === 'accept-encoding')) return undefined
+  return text === '' ? 'Accept-Encoding' : `${text}, Accept-Encoding`
+}
+
+// Nearly every answer reaches this hook with the same Vary (app.ts sets `Accept`, or
+// `Accept, Origin` with CORS): the last field and its result are kept, not split again.
+let lastVary = ''
+let lastVaried = withAcceptEncoding('')
+
+/** Adds Accept-Encoding to the answer's Vary unless it names it already. */
+function addVary(reply: FastifyReply): void {
   const current = reply.getHeader('vary')
   const text = Array.isArray(current) ? current.join(', ') : typeof current === 'string' ? current : ''
-  if (text.trim() === '*') return
-  const named = text.toLowerCase().split(',')
-  if (named.some((token) => token.trim() === field.toLowerCase())) return
-  reply.header('vary', text === '' ? field : `${text}, ${field}`)
+  if (text !== lastVary) {
+    lastVaried = withAcceptEncoding(text)
+    lastVary = text
+  }
+  if (lastVaried !== undefined) reply.header('vary', lastVaried)
 }
 
 /**
@@ -109,7 +123,7 @@ export function registerCompression(app: FastifyInstance): void {
     if ((!bytes && payload != null) || status === 204 || !codable(reply.getHeader('content-type'))) {
       return done(null, payload)
     }
-    addVary(reply, 'Accept-Encoding')
+    addVary(reply)
     const coding = preferredCoding(request.headers['accept-encoding'])
     if (coding === undefined) return done(null, payload)
     const etag = reply.getHeader('etag')
@@ -122,6 +136,9 @@ export function registerCompression(app: FastifyInstance): void {
       }
       return done(null, payload)
     }
+    // A string of fewer than a third of minimumBytes UTF-16 units is under it in UTF-8 too: a
+    // single event (~250 bytes), the commonest answer, is not measured.
+    if (typeof payload === 'string' && payload.length * 3 < minimumBytes) return done(null, payload)
     if (!bytes || reply.hasHeader('content-encoding')) return done(null, payload)
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
     if (size < minimumBytes) return done(null, payload)

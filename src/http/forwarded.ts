@@ -35,7 +35,29 @@ export function proxyTrust(setting: TrustProxy): TrustFunction | undefined {
   // proxies. Fastify 5.12 itself refuses numbers (it trusts nothing), hence a function here.
   if (typeof setting === 'number') return (_address, hop) => hop < setting
   // Throws on an address proxy-addr cannot parse, so a bad list stops start-up.
-  return proxyAddr.compile([...setting])
+  return remembered(proxyAddr.compile([...setting]))
+}
+
+/** Distinct peer and forwarded addresses remembered at most; then forgotten all at once. */
+const maxRememberedAddresses = 1024
+
+/**
+ * A list's answer per address (the list ignores the hop). Fastify asks on every read of
+ * `request.ip`, `.protocol` and `.host` (the rate limit, the access line, the links), and
+ * proxy-addr parses the address with ipaddr.js each time: ~3 % of a 304's CPU behind a proxy.
+ * The peers and clients of one process are few; the map is bounded all the same.
+ */
+function remembered(trust: TrustFunction): TrustFunction {
+  const known = new Map<string, boolean>()
+  return (address, hop) => {
+    let trusted = known.get(address)
+    if (trusted === undefined) {
+      trusted = trust(address, hop)
+      if (known.size >= maxRememberedAddresses) known.clear()
+      known.set(address, trusted)
+    }
+    return trusted
+  }
 }
 
 /** The last of several comma-separated values: the one the nearest proxy appended (as Fastify reads X-Forwarded-Host). */
@@ -151,17 +173,21 @@ export function registerForwarded(app: FastifyInstance, trust: TrustFunction | u
   })
   if (!trust) return
 
-  app.addHook('onSend', async (request, reply) => {
-    const base = baseOf(request)
-    if (base === undefined) return
+  // A callback, not an async function: it runs for every response. Most answers (an event, a 304,
+  // a problem) carry neither field, and their base is never worked out.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const location = reply.getHeader('location')
-    if (typeof location === 'string') reply.header('location', rebaseLocation(location, base))
     const link = reply.getHeader('link')
+    if (location === undefined && link === undefined) return done(null, payload)
+    const base = baseOf(request)
+    if (base === undefined) return done(null, payload)
+    if (typeof location === 'string') reply.header('location', rebaseLocation(location, base))
     if (typeof link === 'string') reply.header('link', rebaseLinkField(link, base))
     else if (Array.isArray(link))
       reply.header(
         'link',
         link.map((value) => rebaseLinkField(value, base)),
       )
+    done(null, payload)
   })
 }
