@@ -1,7 +1,5 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Server as HttpsServer } from 'node:https'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
@@ -14,18 +12,16 @@ import { AccessLog, requestLogger, serviceLogger } from './http/access-log.ts'
 import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
-import { clientErrorHandler, refuseMissingHost } from './http/client-errors.ts'
+import { clientErrorHandler } from './http/client-errors.ts'
 import { registerCompression } from './http/compression.ts'
 import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { changeFeed } from './http/event-feed.ts'
 import { proxyTrust, registerForwarded } from './http/forwarded.ts'
 import { assetRoutes } from './http/html/assets.ts'
-import { createSecureHttpServer } from './http/http2-server.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
-import { refusePlainHttp } from './http/plain-http-refusal.ts'
 import { registerPrimaryReads } from './http/primary-reads.ts'
 import { problemFor, sendProblem } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
@@ -36,10 +32,10 @@ import { eventRoutes } from './http/routes/events.ts'
 import { healthRoutes } from './http/routes/health.ts'
 import { locationRoutes } from './http/routes/locations.ts'
 import { relationRoutes } from './http/routes/relations.ts'
+import { serverFactory } from './http/server-factory.ts'
 import { registerSignatures } from './http/signature-auth.ts'
 import { requireCheckedBody } from './http/signed-body.ts'
 import { loadTlsMaterial, logCertificate, strictTransportSecurity } from './http/tls.ts'
-import { tlsPolicy } from './http/tls-policy.ts'
 import type { EventStore } from './store/event-store.ts'
 
 export interface AppDependencies {
@@ -131,58 +127,9 @@ export function buildApp({
     routerOptions: { maxParamLength: config.maxHeaderSize },
     // Only tells Fastify to log https:// addresses: the server itself comes from serverFactory.
     https: tls ? {} : null,
-    serverFactory: (handler) => {
-      const options = {
-        maxHeaderSize: config.maxHeaderSize,
-        headersTimeout: config.headersTimeoutMs,
-        requestTimeout: config.requestTimeoutMs,
-        // Node checks the two timeouts above only this often (30 s by default).
-        connectionsCheckingInterval: 1000,
-        // Node's answer to a missing Host is a bare 400; refuseMissingHost answers with a problem.
-        requireHostHeader: false,
-      }
-      const withHost = (request: IncomingMessage, response: ServerResponse) => {
-        if (refuseMissingHost(request, response)) return
-        handler(request, response)
-      }
-      let server: ReturnType<typeof createServer> | HttpsServer
-      if (tls) {
-        // HTTP/2 and HTTP/1.1, chosen by ALPN (http/http2-server.ts).
-        const secure = createSecureHttpServer(
-          {
-            options: {
-              ...options,
-              // A TLS handshake that drags on is held to the header deadline too (Node: 120 s).
-              handshakeTimeout: config.headersTimeoutMs,
-              cert: tls.cert,
-              key: tls.key,
-              // TLS 1.2 with ECDHE and AEAD suites only, and TLS 1.3 (http/tls-policy.ts).
-              ...tlsPolicy(config.tlsMinVersion, config.tlsCiphers),
-            },
-            maxConcurrentStreams: config.http2MaxConcurrentStreams,
-            maxHeaderSize: config.maxHeaderSize,
-            headersTimeoutMs: config.headersTimeoutMs,
-            requestTimeoutMs: config.requestTimeoutMs,
-            log: { debug: (object, message) => app.log.debug(object, message) },
-          },
-          withHost,
-        ) as unknown as HttpsServer
-        // Plain HTTP sent to the HTTPS port gets a 400 that says to use https:// (nginx's 497).
-        refusePlainHttp(secure, {
-          firstByteTimeoutMs: config.headersTimeoutMs,
-          // The app is made by the call that runs this factory: its logger exists by the first connection.
-          log: { debug: (object, message) => app.log.debug(object, message) },
-        })
-        server = secure
-      } else {
-        server = createServer(options, withHost)
-      }
-      // An Expect other than 100-continue may be ignored (RFC 9110 §10.1.1): the request is served
-      // as usual, where Node would answer a bare 417 without a problem body itself.
-      server.on('checkExpectation', withHost)
-      // Typed as the HTTPS server Fastify expects with `https` set; both serve requests alike.
-      return server as HttpsServer
-    },
+    // Plain HTTP/1.1, or HTTPS with HTTP/2 (http/server-factory.ts); the app's logger exists by
+    // the first connection.
+    serverFactory: serverFactory(config, tls, (object, message) => app.log.debug(object, message)),
   }) as unknown as FastifyInstance
   if (own) accessLog.writesDirectly(app.log, own.write)
   // Deadlines per connection, which Node 20 does not keep reliably, and the cap on connections per
