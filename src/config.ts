@@ -14,14 +14,8 @@ import {
 } from './settings.ts'
 import { postgresUrlProblem } from './store/dialects/postgres-hosts.ts'
 
-export {
-  type Config,
-  type DatabasePooler,
-  databasePoolers,
-  defaults,
-  environmentNames,
-  type TrustProxy,
-} from './settings.ts'
+// What a setting is, for whoever reads the settings.
+export * from './settings.ts'
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 
