@@ -7,8 +7,9 @@ import { type Pooler, sessionSettings } from './postgres-pooler.ts'
 import { namingPool } from './postgres-prepared.ts'
 import { type PrimaryPositions, parseLsn } from './replica-lag.ts'
 
-export interface ReplicaSettings {
-  readonly url: string
+/** How the service connects to every replica. */
+export interface ReplicaConnectionSettings {
+  /** Connections per replica for reads. */
   readonly poolSize: number
   readonly connectionTimeoutMs: number
   readonly statementTimeoutMs: number
@@ -16,6 +17,10 @@ export interface ReplicaSettings {
   readonly applicationName: string
   readonly types: pg.CustomTypesConfig
   readonly pooler: Pooler
+}
+
+export interface ReplicaSettings extends ReplicaConnectionSettings {
+  readonly url: string
   /** Told why the replica was found down (a failed read or check, a connection that broke). */
   readonly onDown: (replica: string, error: Error) => void
 }

@@ -14,30 +14,20 @@
 // - A replica whose read or check fails is skipped at once (the next check brings it back); a
 //   read that failed on it runs once more on the primary, so its caller sees no error.
 import { type CompiledQuery, sql } from 'kysely'
-import type pg from 'pg'
+import type { DialectConnection } from '../dialect-connection.ts'
 import type { ReplicaStats } from '../event-store.ts'
-import type { DialectConnection } from '../kysely-store.ts'
 import { primaryRequired, replicasOpened } from '../read-target.ts'
-import type { Pooler } from './postgres-pooler.ts'
-import { Replica } from './postgres-replica.ts'
+import { Replica, type ReplicaConnectionSettings } from './postgres-replica.ts'
 import { PrimaryPositions, parseLsn } from './replica-lag.ts'
 import { WriteHorizon } from './write-horizon.ts'
 
-export interface ReplicaOptions {
+export interface ReplicaOptions extends ReplicaConnectionSettings {
   /** One connection URL per replica (a multi-host DATABASE_READ_URL already split). */
   readonly urls: readonly string[]
   /** A replica serves reads only while its data is less than this old, in ms. */
   readonly maxLagMs: number
   /** Longest a read waits for its replica to replay this process's writes, in ms. */
   readonly waitMs: number
-  /** Connections per replica for reads. */
-  readonly poolSize: number
-  readonly connectionTimeoutMs: number
-  readonly statementTimeoutMs: number
-  readonly idleTimeoutMs: number
-  readonly applicationName: string
-  readonly types: pg.CustomTypesConfig
-  readonly pooler: Pooler
   /** True when an error means the server could not be reached (postgres.ts isUnavailable). */
   readonly isUnavailable: (error: unknown) => boolean
   readonly onProblem: (error: Error) => void
