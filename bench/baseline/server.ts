@@ -4,6 +4,7 @@
 // What the service does beyond this is what its ratio to the baseline prices.
 //
 //   BASELINE_DATABASE_URL=sqlite:/path/events.db PORT=8081 node --import tsx bench/baseline/server.ts
+import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { postgresQueries } from './postgres-queries.ts'
@@ -46,6 +47,34 @@ const writeBatch = () => {
   for (const write of writes) write()
 }
 
+// The fields the service puts on every answer of these operations (bench/verify.ts compares them):
+// its request id (a client's own when it is plain, else a new UUID), nosniff, Vary, and the
+// RateLimit fields of a counter per client address and kind (reads, writes) in a 60 s window,
+// counted as the service counts (src/http/rate-limit.ts; the limits are as high as the service's
+// in the bench, so nothing is refused).
+const window = 60_000
+const quota = 10_000_000
+const counted = new Map<string, { count: number; resetAt: number }>()
+const plainRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+function everyAnswer(req: IncomingMessage, kind: 'reads' | 'writes'): Record<string, string> {
+  const key = `${kind} ${req.socket.remoteAddress}`
+  const now = Date.now()
+  let entry = counted.get(key)
+  if (!entry || entry.resetAt <= now) {
+    entry = { count: 0, resetAt: now + window }
+    counted.set(key, entry)
+  }
+  entry.count++
+  const sent = req.headers['x-request-id']
+  return {
+    'ratelimit-policy': `"${kind}";q=${quota};w=${window / 1000}`,
+    ratelimit: `"${kind}";r=${Math.max(0, quota - entry.count)};t=${Math.ceil((entry.resetAt - now) / 1000)}`,
+    'x-content-type-options': 'nosniff',
+    'x-request-id': typeof sent === 'string' && plainRequestId.test(sent) ? sent : randomUUID(),
+    vary: 'Accept, Accept-Encoding',
+  }
+}
+
 // As the service answers a client that asks (src/http/compression.ts): bodies of 1 KB or more in
 // br (quality 4) or gzip (level 4), br when both are named, with the coding in the ETag. The
 // service's negotiation weighs q-values; the bench's fields carry none, so a name test is the same.
@@ -74,7 +103,6 @@ function coded(
     headers: {
       ...headers,
       'content-encoding': coding,
-      vary: 'Accept-Encoding',
       ...(etag && { etag: `${etag.slice(0, -1)}+${coding}"` }),
     },
   }
@@ -97,8 +125,14 @@ function send(
   if (batch.push(write) === 1) setImmediate(writeBatch)
 }
 
-const problem = (res: ServerResponse, status: number, title: string) =>
-  send(res, status, 'application/problem+json', JSON.stringify({ type: 'about:blank', title, status }))
+const problem = (res: ServerResponse, status: number, title: string, fields: Record<string, string> = {}) =>
+  send(
+    res,
+    status,
+    'application/problem+json',
+    JSON.stringify({ type: 'about:blank', title, status }),
+    fields,
+  )
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
   const chunks: Buffer[] = []
@@ -130,25 +164,27 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const url = req.url ?? '/'
   const method = req.method ?? 'GET'
   const byId = eventPath.exec(url)
+  const fields = everyAnswer(req, method === 'GET' ? 'reads' : 'writes')
   if (byId && method === 'GET') {
     const row = await queries.getEvent(Number(byId[1]))
-    if (!row) return problem(res, 404, 'Not Found')
+    if (!row) return problem(res, 404, 'Not Found', fields)
     const etag = versionEtag(row.version)
+    const read = { ...fields, etag, 'cache-control': 'no-cache' }
     // A revalidation (bench scenario revalidate-event) sends the one current tag.
     if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, { etag })
+      res.writeHead(304, read)
       return void res.end()
     }
-    return send(res, 200, eventType, eventJson(row), { etag })
+    return send(res, 200, eventType, eventJson(row), read)
   }
   if (byId && method === 'PUT') {
     const body = await readJson(req)
     const date = typeof body?.date === 'string' ? Date.parse(body.date) : Number.NaN
     if (typeof body?.title !== 'string' || Number.isNaN(date))
-      return problem(res, 422, 'Unprocessable Content')
+      return problem(res, 422, 'Unprocessable Content', fields)
     const row = await queries.updateEvent(Number(byId[1]), body.title, date)
-    if (!row) return problem(res, 404, 'Not Found')
-    return send(res, 200, eventType, eventJson(row), { etag: versionEtag(row.version) })
+    if (!row) return problem(res, 404, 'Not Found', fields)
+    return send(res, 200, eventType, eventJson(row), { ...fields, etag: versionEtag(row.version) })
   }
   const [path, query] = url.split('?', 2)
   if (path === '/events' && method === 'GET') {
@@ -157,7 +193,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const page = body?.page ?? 1
     const perPage = body?.per_page ?? 20
     if (!body || !Number.isSafeInteger(page) || !Number.isSafeInteger(perPage))
-      return problem(res, 400, 'Bad Request')
+      return problem(res, 400, 'Bad Request', fields)
     const p = page as number
     const n = perPage as number
     const filter = filterOf(body)
@@ -170,6 +206,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       eventsType,
       collectionJson(total, rows),
       {
+        ...fields,
+        'cache-control': 'no-cache',
         etag: pageEtag(p, n, total, rows, filter),
         link: rebased(req, pageLinks(p, n, total, filter)),
       },
@@ -180,16 +218,17 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const body = await readJson(req)
     const date = typeof body?.date === 'string' ? Date.parse(body.date) : Number.NaN
     if (typeof body?.title !== 'string' || Number.isNaN(date) || !Number.isSafeInteger(body.location_id)) {
-      return problem(res, 422, 'Unprocessable Content')
+      return problem(res, 422, 'Unprocessable Content', fields)
     }
     const row = await queries.insertEvent(body.title, date, body.location_id as number)
     return send(res, 201, eventType, eventJson(row), {
+      ...fields,
       etag: versionEtag(row.version),
       location: `${baseOf(req)}/events/${row.id}`,
     })
   }
   if (url === '/health/ready') return send(res, 200, 'text/plain', 'ok')
-  return problem(res, 404, 'Not Found')
+  return problem(res, 404, 'Not Found', fields)
 }
 
 const server = createServer((req, res) => {
