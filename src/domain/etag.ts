@@ -86,6 +86,8 @@ export function ifMatchHolds(field: string, current: string | undefined): boolea
  */
 export function ifNoneMatchHolds(field: string, current: string | undefined): boolean {
   if (current === undefined) return true
+  // A revalidating cache sends the one tag it holds: the commonest field, decided without parsing.
+  if (field === current) return false
   const tags = tagsOf(field)
   return tags !== '*' && !tags.some((t) => t.tag === current)
 }

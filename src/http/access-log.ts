@@ -140,9 +140,12 @@ export function serviceLogger(options: ServiceLoggerOptions): { logger: Logger; 
   const ending = `,"msg":"${completed}"}\n`
   const now = stdTimeFunctions.epochTime
   const write: LineWriter = ({ requestId, method, url, remoteAddress, statusCode, responseTime }) => {
-    // pino leaves an undefined field out.
+    // pino leaves an undefined field out. The request id (a UUID, or a client's id of plain
+    // characters: http/request-id.ts) and the method (a token: HTTP/1.1's and HTTP/2's parsers take
+    // no other) never need escaping; the URL and the address (behind a proxy, the text of
+    // X-Forwarded-For) may.
     stream.write(
-      `${start}${now()}${middle},"requestId":${jsonString(requestId)},"method":${jsonString(method)},"url":${jsonString(url)}${remoteAddress === undefined ? '' : `,"remoteAddress":${jsonString(remoteAddress)}`},"statusCode":${statusCode},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}${ending}`,
+      `${start}${now()}${middle},"requestId":"${requestId}","method":"${method}","url":${jsonString(url)}${remoteAddress === undefined ? '' : `,"remoteAddress":${jsonString(remoteAddress)}`},"statusCode":${statusCode},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}${ending}`,
     )
   }
   return { logger, write }
