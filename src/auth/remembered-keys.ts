@@ -7,7 +7,8 @@
 //
 // Only editors' unrevoked keys are remembered (a reader's key must be refused 403 after a lookup,
 // and may have become an editor's since), for a short TTL, sealed as stored: the secret is opened
-// for each request, as it is after a lookup.
+// for each request, as it is after a lookup. A signature that does not match a remembered key
+// still costs the lookup, so that a refusal's time does not tell which keys wrote lately.
 
 import { mayWrite } from '../domain/types.ts'
 import type { StoredApiKey } from '../store/event-store.ts'

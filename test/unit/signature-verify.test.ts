@@ -163,9 +163,13 @@ describe('verifySignature', () => {
     const second = await verifySignature(message(), deps, true)
     assert.equal(second.ok && second.unspent?.sealedSecret, key.sealedSecret)
     assert.deepEqual(store.calls, { find: 1, remember: 0 }, 'remembered: no lookup, no nonce spent')
+    // A wrong signature costs the lookup it costs without the memory (its time tells nothing).
+    const forged = await verifySignature(message({ secret: newKeySecret() }), deps, true)
+    assert.equal(forged.ok ? undefined : forged.rule, 'the signature does not match')
+    assert.deepEqual(store.calls, { find: 2, remember: 0 })
     // Not deferrable (a read, a POST): looked up and spent as ever.
     assert.equal((await verifySignature(message(), deps)).ok, true)
-    assert.deepEqual(store.calls, { find: 2, remember: 1 })
+    assert.deepEqual(store.calls, { find: 3, remember: 1 })
     // A reader's key is never remembered, and spends its nonce at once.
     const readerStore = fakeStore({ ...key, role: 'reader' })
     const reader = { ...deps, store: readerStore, keys: new RememberedKeys(60_000, () => nowMs) }
