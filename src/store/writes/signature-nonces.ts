@@ -95,7 +95,7 @@ export async function spendingOnFailure<T>(
     return await steps()
   } catch (error) {
     if (error instanceof CredentialsChanged) throw error
-    // Not spent for a failure of the database's own: the failure is what the client must hear.
+    // Should the insert fail too (the database gone), the write's own failure is the answer.
     const spent = await spentInTransaction(db, check).catch(() => true)
     throw spent ? error : new CredentialsChanged()
   }
