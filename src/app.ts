@@ -178,6 +178,7 @@ export function buildApp({
     keyEncryptionKey: config.keyEncryptionKey,
     trust,
     attempts,
+    rememberKeysMs: config.authCacheTtlMs,
   })
   // Reads per address, writes per principal, counted once the pipeline has accepted the request
   // (http/rate-limit.ts).
@@ -236,7 +237,12 @@ export function buildApp({
     // Refused before its body was read (401, 406, 415…): the rest of the body may never come, so
     // do not wait for it on this connection.
     if (hasContent(request) && request.body === undefined) reply.header('connection', 'close')
-    return sendProblem(reply, problemFor(error, request))
+    const unspent = request.unspentNonce
+    if (!unspent) return sendProblem(reply, problemFor(error, request))
+    // A signed write refused before it wrote spends its nonce first: a replay is refused as one.
+    request.unspentNonce = null
+    const answer = (refusal: unknown) => sendProblem(reply, problemFor(refusal, request))
+    return unspent(error).then(answer, () => answer(error))
   })
   app.setNotFoundHandler((request, reply) =>
     sendProblem(

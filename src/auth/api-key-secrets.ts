@@ -6,7 +6,7 @@
 // manager). A copy of the database alone gives neither the secrets nor a way to sign. The key id is
 // the associated data, so a sealed secret copied onto another key's row does not open there, and
 // GCM's tag makes any change to a sealed value fail to open rather than yield another secret.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, type KeyObject, randomBytes } from 'node:crypto'
 
 /** `k_` and 16 base64url characters (96 random bits): public, names the key in `keyid`. */
 export const newKeyId = (): string => `k_${randomBytes(12).toString('base64url')}`
@@ -39,8 +39,16 @@ export function sealSecret(secret: string, keyId: string, encryptionKey: Buffer)
   return `${version}.${Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url')}`
 }
 
-/** The secret, or undefined when `sealed` does not open under this key and key id. */
-export function openSecret(sealed: string, keyId: string, encryptionKey: Buffer): string | undefined {
+/**
+ * The secret, or undefined when `sealed` does not open under this key and key id. On every signed
+ * request: give the key as a KeyObject (crypto.createSecretKey), which Node 24 takes at once,
+ * where it spends ~15 µs checking a Buffer before each use (measured).
+ */
+export function openSecret(
+  sealed: string,
+  keyId: string,
+  encryptionKey: Buffer | KeyObject,
+): string | undefined {
   if (!sealed.startsWith(`${version}.`)) return undefined
   const bytes = Buffer.from(sealed.slice(version.length + 1), 'base64url')
   if (bytes.length <= ivBytes + tagBytes) return undefined

@@ -16,7 +16,7 @@
 //
 // A stored hash weaker than the configured cost is recomputed after a successful check and
 // stored only if it is still the one verified, so a concurrent password change wins.
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto'
 import { mayWrite, type User } from '../domain/types.ts'
 import { type AttemptCounter, attemptKeys, type Ticket, TooManyAttempts } from './failed-attempts.ts'
 import { Limiter } from './limiter.ts'
@@ -72,7 +72,8 @@ interface Outcome {
 const defaultPasswords: PasswordFunctions = { verify: verifyPassword, hash: hashPassword }
 
 export class CredentialVerifier {
-  readonly #key = randomBytes(32)
+  // A KeyObject: Node 24 spends ~15 µs checking a Buffer key before each HMAC (measured).
+  readonly #key = createSecretKey(randomBytes(32))
   readonly #remembered = new Map<string, Remembered>()
   readonly #inFlight = new Map<string, Promise<Outcome>>()
   readonly #hashing: Limiter

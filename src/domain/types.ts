@@ -38,13 +38,31 @@ export interface User {
    * again for this request: the write that takes it confirms it in its own statement.
    */
   readonly unconfirmed?: true
+  /** On an `unconfirmed` API key's principal: what its write confirms (and spends) in its statement. */
+  readonly signature?: SignatureCheck
 }
 
 /** What a write confirms in its own statement: that this user is still an editor with this hash. */
-export interface CredentialCheck {
+export interface PasswordCheck {
   readonly name: string
   readonly passwordHash: string
 }
+
+/**
+ * What a signed write confirms in its own statement: that the key still signs (not revoked, an
+ * editor's, with this sealed secret), and its nonce, which that statement spends.
+ */
+export interface SignatureCheck {
+  readonly keyId: string
+  readonly sealedSecret: string
+  readonly nonce: string
+  /** Epoch milliseconds: until when the nonce is remembered. */
+  readonly nonceExpiresAt: number
+}
+
+export type CredentialCheck = PasswordCheck | SignatureCheck
+
+export const isSignatureCheck = (check: CredentialCheck): check is SignatureCheck => 'keyId' in check
 
 export interface EventChanges {
   readonly title?: string

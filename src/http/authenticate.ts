@@ -125,8 +125,11 @@ export async function confirmedWrite<T>(
   const principal = request.principal
   const confirm = request.confirmPrincipal
   if (!principal?.unconfirmed || !confirm) return write(undefined)
+  // A signed write spends its nonce (store: SignatureCheck), also when it fails; when it finds the
+  // key changed or the nonce spent, authentication in full spends it or refuses the request.
+  request.unspentNonce = null
   try {
-    return await write({ name: principal.name, passwordHash: principal.passwordHash })
+    return await write(principal.signature ?? { name: principal.name, passwordHash: principal.passwordHash })
   } catch (error) {
     if (!(error instanceof CredentialsChanged)) throw error
     request.principal = await confirm()

@@ -93,6 +93,12 @@ declare module 'fastify' {
      * (http/authenticate.ts confirmedWrite).
      */
     confirmPrincipal?: () => Promise<User>
+    /**
+     * Set with an `unconfirmed` API key's principal until its write spends the request's nonce
+     * (confirmedWrite). A request refused before that (400, 422, 429…) spends it here before its
+     * answer, which this gives: `refusal` itself, or the refusal of a replay (signature-auth.ts).
+     */
+    unspentNonce: ((refusal: unknown) => Promise<unknown>) | null
     /** The media type chosen by negotiation for the response. */
     representation?: string
   }

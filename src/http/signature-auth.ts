@@ -15,8 +15,10 @@
 // `@authority` is the proxy's X-Forwarded-Host and `@path` is X-Forwarded-Prefix followed by the
 // path, by the same validated values that Link and Location use (http/forwarded.ts); the default
 // port of X-Forwarded-Proto's scheme is left out, as RFC 9110 §4.2.3 normalises.
+import { createSecretKey } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type AttemptCounter, addressKey, TooManyAttempts } from '../auth/failed-attempts.ts'
+import { RememberedKeys } from '../auth/remembered-keys.ts'
 import { keyBytes } from '../config.ts'
 import {
   coveredComponents,
@@ -38,8 +40,12 @@ import { signatureNotValid } from './signed-body.ts'
 /** An authentication scheme as http/authenticate.ts tries them in turn. */
 export interface SignatureScheme {
   readonly challenge: string
-  /** undefined when the request carries no signature; the key's principal when it is valid; else rejects. */
-  identify(request: FastifyRequest): Promise<User> | undefined
+  /**
+   * undefined when the request carries no signature; the key's principal when it is valid; else
+   * rejects. With `deferrable`, an editor's key comes back `unconfirmed`, its nonce unspent
+   * (request.unspentNonce): the write confirms and spends them (http/authenticate.ts confirmedWrite).
+   */
+  identify(request: FastifyRequest, deferrable?: boolean): Promise<User> | undefined
 }
 
 export interface SignatureSettings {
@@ -51,6 +57,8 @@ export interface SignatureSettings {
   readonly attempts?: AttemptCounter
   /** Epoch milliseconds (tests may move the clock). */
   readonly now?: () => number
+  /** How long an editor's key is remembered for writes that confirm it themselves (AUTH_CACHE_TTL_MS); 0: never. */
+  readonly rememberKeysMs?: number
 }
 
 /** RFC 9110 §11.6.1 challenge for the signature scheme (RFC 9421 defines no scheme name of its own). */
@@ -66,9 +74,13 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
     settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
   app.decorateRequest('signedBodyDigest', null)
   app.decorateRequest('signatureFailed', null)
+  app.decorateRequest('unspentNonce', null)
   if (!encryptionKey) return [signingOff]
-  const { attempts } = settings
-  const verifying = { store: settings.store, encryptionKey, now: settings.now ?? Date.now }
+  const { attempts, store } = settings
+  const now = settings.now ?? Date.now
+  const keys = new RememberedKeys(settings.rememberKeysMs ?? 0, now)
+  // A KeyObject, made once: the cheaper form on every request (auth/api-key-secrets.ts openSecret).
+  const verifying = { store, encryptionKey: createSecretKey(encryptionKey), now, keys }
 
   // A callback, not an async function: it runs for every request and mostly does nothing.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -85,11 +97,11 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
   return [
     {
       challenge: signatureChallenge,
-      identify(request) {
+      identify(request, deferrable = false) {
         const signatureInput = request.headers['signature-input']
         const signature = request.headers.signature
         if (signatureInput === undefined && signature === undefined) return undefined
-        return verified(request, signatureInput, signature)
+        return verified(request, signatureInput, signature, deferrable)
       },
     },
   ]
@@ -98,10 +110,11 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
     request: FastifyRequest,
     signatureInput: string | string[] | undefined,
     signature: string | string[] | undefined,
+    deferrable: boolean,
   ): Promise<User> {
-    const keys = [addressKey(request.ip)]
+    const client = [addressKey(request.ip)]
     // As for passwords: an address at the limit is refused before any work, valid signature or not.
-    const wait = attempts ? await attempts.retryAfter(keys) : 0
+    const wait = attempts ? await attempts.retryAfter(client) : 0
     if (attempts && wait > 0) throw new TooManyAttempts(wait, attempts.policy)
     const verdict = await verifySignature(
       {
@@ -114,10 +127,11 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
         fields: protectedValues(request),
       },
       verifying,
+      deferrable,
     )
     if (!verdict.ok) {
       request.log.info({ rule: verdict.rule, keyId: verdict.keyId }, 'request signature refused')
-      await attempts?.take(keys)
+      await attempts?.take(client)
       throw verdict.detail === undefined
         ? signatureNotValid()
         : new DomainError('unauthenticated', verdict.detail)
@@ -127,14 +141,28 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
     if (attempts && verdict.bodyDigest) {
       request.signatureFailed = () => {
         attempts
-          .take(keys)
+          .take(client)
           .catch((error: unknown) => request.log.warn({ err: error }, 'failed attempt not counted'))
       }
     }
-    const { key } = verdict
+    const { key, unspent } = verdict
     // A key is a principal of its own. Its name cannot be a user's (RFC 7617 user-ids hold no
     // ":"), so what is scoped by principal (idempotency keys) never mixes a key with a user.
-    return { id: 0, name: `key:${key.id}`, role: key.role, passwordHash: '' } satisfies User
+    const principal: User = { id: 0, name: `key:${key.id}`, role: key.role, passwordHash: '' }
+    if (!unspent) return principal
+    request.unspentNonce = async (refusal) => {
+      if (await store.rememberNonce(unspent.keyId, unspent.nonce, unspent.nonceExpiresAt)) return refusal
+      // A replay: refused as verification refuses one, counted as a failed attempt, unless
+      // refused as unauthenticated already (a body that failed its digest, counted then).
+      if (refusal instanceof DomainError && refusal.code === 'unauthenticated') return refusal
+      request.log.info(
+        { rule: 'the nonce was used before', keyId: unspent.keyId },
+        'request signature refused',
+      )
+      await attempts?.take(client)
+      return signatureNotValid()
+    }
+    return { ...principal, unconfirmed: true, signature: unspent }
   }
 }
 

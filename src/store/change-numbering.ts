@@ -9,7 +9,13 @@
 //   common create and edit are each one statement, their own transaction (writes/event-statements.ts):
 //   one round trip. Such a create does not check its location first: the foreign key refuses an
 //   unknown one, and `naming` turns that error into the same 422 as the check's.
-import type { CredentialCheck, Event, EventChanges, Precondition } from '../domain/types.ts'
+import {
+  type CredentialCheck,
+  type Event,
+  type EventChanges,
+  isSignatureCheck,
+  type Precondition,
+} from '../domain/types.ts'
 import { type Appended, appendChange, changeLogTopic, numberChanges } from './change-log.ts'
 import type { NewEvent } from './event-store.ts'
 import type { Executor } from './executor.ts'
@@ -18,7 +24,9 @@ import { naming } from './location-references.ts'
 import type { StoreContext } from './repositories/context.ts'
 import { toEvent } from './rows.ts'
 import { insertEventLogged, updateEventLogged } from './writes/event-statements.ts'
+import { spendingOnFailure } from './writes/signature-nonces.ts'
 import { requireStorable, titleColumns } from './writes/stored-text.ts'
+import { whyNotWritten } from './writes/versioned.ts'
 
 export interface ChangeNumbering {
   /**
@@ -74,18 +82,24 @@ const byReaders: ChangeNumbering = {
     // A new location is checked first (and an empty patch logs nothing): those take the
     // transaction; the common edit is one statement.
     if (changes.locationId !== undefined || Object.keys(changes).length === 0) return inTransaction()
-    requireStorable('/title', changes.title)
     const values = {
       ...(changes.title !== undefined && titleColumns(changes.title)),
       ...(changes.date !== undefined && { starts_at: changes.date }),
     }
-    const event = toEvent(
-      await ctx.guard(() =>
+    // A signed write that fails before its statement spends its nonce spends it apart.
+    const row = await spendingOnFailure(ctx.db, asUser, async () => {
+      requireStorable('/title', changes.title)
+      return ctx.guard(() =>
         ctx.retryingConflicts(() => updateEventLogged(ctx.db, id, values, precondition, asUser)),
-      ),
-    )
+      )
+    })
+    // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
+    if (!row) {
+      const byUser = asUser && !isSignatureCheck(asUser) ? asUser : undefined
+      throw await ctx.guard(() => whyNotWritten(ctx.db, 'events', id, precondition, byUser))
+    }
     ctx.changed()
-    return event
+    return toEvent(row)
   },
 }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { signRequest } from '../../packages/client/src/sign-request.ts'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
+import { RememberedKeys } from '../../src/auth/remembered-keys.ts'
 import { type SignedMessage, verifySignature } from '../../src/http/signature-verify.ts'
 import type { StoredApiKey } from '../../src/store/event-store.ts'
 
@@ -150,5 +151,32 @@ describe('verifySignature', () => {
     assert.equal((await verdictOf(m, store)).ok, true)
     const again = await verdictOf(m, store)
     assert.equal(again.ok ? undefined : again.rule, 'the nonce was used before')
+  })
+
+  it('deferrable: an editor key remembered is not looked up, and the nonce is left unspent for the write', async () => {
+    const store = fakeStore()
+    const keys = new RememberedKeys(60_000, () => nowMs)
+    const deps = { store, encryptionKey, now: () => nowMs, keys }
+    const first = await verifySignature(message(), deps, true)
+    assert.equal(first.ok && first.unspent?.keyId, id)
+    assert.deepEqual(store.calls, { find: 1, remember: 0 })
+    const second = await verifySignature(message(), deps, true)
+    assert.equal(second.ok && second.unspent?.sealedSecret, key.sealedSecret)
+    assert.deepEqual(store.calls, { find: 1, remember: 0 }, 'remembered: no lookup, no nonce spent')
+    // A wrong signature costs the lookup it costs without the memory (its time tells nothing).
+    const forged = await verifySignature(message({ secret: newKeySecret() }), deps, true)
+    assert.equal(forged.ok ? undefined : forged.rule, 'the signature does not match')
+    assert.deepEqual(store.calls, { find: 2, remember: 0 })
+    // Not deferrable (a read, a POST): looked up and spent as ever.
+    assert.equal((await verifySignature(message(), deps)).ok, true)
+    assert.deepEqual(store.calls, { find: 3, remember: 1 })
+    // A reader's key is never remembered, and spends its nonce at once.
+    const readerStore = fakeStore({ ...key, role: 'reader' })
+    const reader = { ...deps, store: readerStore, keys: new RememberedKeys(60_000, () => nowMs) }
+    for (let i = 0; i < 2; i++) {
+      const verdict = await verifySignature(message(), reader, true)
+      assert.equal(verdict.ok && verdict.unspent, undefined)
+    }
+    assert.deepEqual(readerStore.calls, { find: 2, remember: 2 })
   })
 })

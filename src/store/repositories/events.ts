@@ -18,6 +18,7 @@ import { filteredPage } from '../filtered-page.ts'
 import { recount } from '../recount.ts'
 import { toEvent } from '../rows.ts'
 import { insertEvent, insertEventOnce, requireLocation } from '../writes/events.ts'
+import { confirmedInTransaction, spendingOnFailure } from '../writes/signature-nonces.ts'
 import { requireStorable, titleColumns } from '../writes/stored-text.ts'
 import { deleteVersioned, updateVersioned } from '../writes/versioned.ts'
 import type { StoreContext } from './context.ts'
@@ -78,19 +79,23 @@ export class EventRepository {
 
   update(id: number, changes: EventChanges, precondition?: Precondition, asUser?: CredentialCheck) {
     return this.numbering.updateEvent(this.ctx, { id, changes, precondition, asUser }, () =>
-      this.ctx.writeEvents(async (trx) => {
-        requireStorable('/title', changes.title)
-        if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
-        const values = {
-          ...(changes.title !== undefined && titleColumns(changes.title)),
-          ...(changes.date !== undefined && { starts_at: changes.date }),
-          ...(changes.locationId !== undefined && { location_id: changes.locationId }),
-        }
-        const event = toEvent(await updateVersioned(trx, 'events', id, values, precondition, asUser))
-        // An empty merge patch changes nothing (the version stays): nothing to log.
-        if (Object.keys(changes).length === 0) return event
-        return this.#logChange(trx, 'updated', event)
-      }),
+      // Rolled back, a signed write's nonce is spent apart (writes/signature-nonces.ts).
+      spendingOnFailure(this.ctx.db, asUser, () =>
+        this.ctx.writeEvents(async (trx) => {
+          const byUser = await confirmedInTransaction(trx, asUser)
+          requireStorable('/title', changes.title)
+          if (changes.locationId !== undefined) await requireLocation(trx, changes.locationId)
+          const values = {
+            ...(changes.title !== undefined && titleColumns(changes.title)),
+            ...(changes.date !== undefined && { starts_at: changes.date }),
+            ...(changes.locationId !== undefined && { location_id: changes.locationId }),
+          }
+          const event = toEvent(await updateVersioned(trx, 'events', id, values, precondition, byUser))
+          // An empty merge patch changes nothing (the version stays): nothing to log.
+          if (Object.keys(changes).length === 0) return event
+          return this.#logChange(trx, 'updated', event)
+        }),
+      ),
     )
   }
 

@@ -2,13 +2,15 @@
 // transaction: only where the change log is numbered by its readers (change-numbering.ts), since a
 // numbered append must take the log's lock first.
 import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
-import type { CredentialCheck, Precondition } from '../../domain/types.ts'
-import { shapedStatements } from '../compiled.ts'
+import { CredentialsChanged } from '../../domain/errors.ts'
+import { type CredentialCheck, isSignatureCheck, type Precondition } from '../../domain/types.ts'
+import { type Slotted, shapedStatements } from '../compiled.ts'
 import type { NewEvent } from '../event-store.ts'
 import { toEvent } from '../rows.ts'
 import type { Database } from '../schema.ts'
+import { spendNonce } from './signature-nonces.ts'
 import { requireStorable, titleColumns } from './stored-text.ts'
-import { stillMayWrite, versionConditions, whereVersions, whyNotWritten } from './versioned.ts'
+import { stillMayWrite, versionConditions, whereVersions } from './versioned.ts'
 
 /** A statement's `written` rows (an INSERT's or UPDATE's RETURNING *) beside the tables. */
 type WithWritten = Database & { written: Selectable<Database['events']> }
@@ -37,7 +39,14 @@ const logWritten = (kind: 'created' | 'updated', now: number) => (qb: QueryCreat
  * statement: the statement is its own transaction, so the write costs one round trip instead of
  * four (BEGIN, UPDATE, INSERT, COMMIT). Only where the log is numbered by its readers (a numbered
  * append must take the log's lock first) and where a WITH clause may hold writes (PostgreSQL).
- * Compiled once per set of columns and form of precondition (`loggedWrites`).
+ * Compiled once per set of columns and form of precondition (`loggedWrites`). Undefined when it
+ * wrote nothing (whyNotWritten says why).
+ *
+ * A signed write (SignatureCheck) spends its nonce in the same statement, in a WITH step of its
+ * own that inserts it only while the key still signs; the update happens only if that inserted
+ * it. The insert stands when the update finds no row or a failed precondition, so a replay of a
+ * 404 or 412 is refused too. No nonce inserted (spent before, or the key revoked): nothing written,
+ * CredentialsChanged, and the request is authenticated again in full.
  */
 export async function updateEventLogged(
   db: Kysely<Database>,
@@ -46,25 +55,28 @@ export async function updateEventLogged(
   precondition: Precondition | undefined,
   asUser?: CredentialCheck,
   now = Date.now(),
-): Promise<Selectable<Database['events']>> {
+): Promise<Selectable<Database['events']> | undefined> {
+  const byKey = asUser && isSignatureCheck(asUser) ? asUser : undefined
+  const byUser = asUser && !isSignatureCheck(asUser) ? asUser : undefined
   const columns = Object.keys(values) as (keyof typeof values)[]
   const conditions = versionConditions(precondition)
-  const shape = `${columns.join()} ${conditions.map(({ op, versions }) => `${op} ${versions.length}`).join()}${asUser ? ' as user' : ''}`
+  const shape = `${columns.join()} ${conditions.map(({ op, versions }) => `${op} ${versions.length}`).join()}`
   // The values in the order the builder below takes their slots.
   const slotted = [
     ...columns.map((column) => values[column]),
     id,
     now,
     ...conditions.flatMap(({ versions }) => versions),
-    ...(asUser ? [asUser.name, asUser.passwordHash] : []),
+    ...(byUser ? [byUser.name, byUser.passwordHash] : []),
+    ...(byKey ? [byKey.keyId, byKey.sealedSecret, byKey.nonce, byKey.nonceExpiresAt] : []),
   ]
-  const statement = loggedWrites(db, `update ${shape}`, slotted, (slot) => {
+  const update = (slot: Slotted) => {
     let next = columns.length + 2
     const slottedConditions = conditions.map(({ op, versions }) => ({
       op,
       versions: versions.map(() => slot<number>(next++)),
     }))
-    const update = whereVersions(
+    const conditional = whereVersions(
       db
         .updateTable('events')
         .set((eb) => ({
@@ -74,17 +86,44 @@ export async function updateEventLogged(
         .where('id', '=', slot<number>(columns.length)),
       slottedConditions,
     )
+    return { conditional, next }
+  }
+  if (byKey) {
+    const statement = signedWrites(db, `update ${shape}`, slotted, (slot) => {
+      const { conditional, next } = update(slot)
+      const spent = {
+        keyId: slot(next),
+        sealedSecret: slot(next + 1),
+        nonce: slot(next + 2),
+        expiresAt: slot(next + 3),
+      }
+      return (
+        db
+          .with('nonce', (qb) => spendNonce(qb, spent).returning(sql.lit(1).as('spent')))
+          .with('written', () => conditional.where(sql<boolean>`exists (select 1 from nonce)`).returningAll())
+          .with('logged', logWritten('updated', slot<number>(columns.length + 1)))
+          // One row when the nonce was spent, with the event's columns when it was written too.
+          .selectFrom('nonce')
+          .leftJoin('written', (join) => join.onTrue())
+          .selectAll('written')
+          .select('nonce.spent')
+      )
+    })
+    const [row] = (await db.executeQuery(statement)).rows
+    if (!row) throw new CredentialsChanged()
+    return row.id === null ? undefined : (row as Selectable<Database['events']>)
+  }
+  const statement = loggedWrites(db, `update ${shape}${byUser ? ' as user' : ''}`, slotted, (slot) => {
+    const { conditional, next } = update(slot)
     return db
       .with('written', () =>
-        (asUser ? update.where(stillMayWrite(slot(next), slot(next + 1))) : update).returningAll(),
+        (byUser ? conditional.where(stillMayWrite(slot(next), slot(next + 1))) : conditional).returningAll(),
       )
       .with('logged', logWritten('updated', slot<number>(columns.length + 1)))
       .selectFrom('written')
       .selectAll()
   })
   const [row] = (await db.executeQuery(statement)).rows
-  // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.
-  if (!row) throw await whyNotWritten(db, 'events', id, precondition, asUser)
   return row
 }
 
@@ -123,3 +162,7 @@ export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, n
 
 /** The one-statement writes above, each form compiled once (compiled.ts). */
 const loggedWrites = shapedStatements<Selectable<Database['events']>>()
+/** The signed updates: the event's columns null when the nonce was spent but nothing written. */
+const signedWrites = shapedStatements<
+  { [C in keyof Selectable<Database['events']>]: unknown } & { spent: number }
+>()

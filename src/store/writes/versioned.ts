@@ -4,7 +4,7 @@
 import { type Selectable, sql, type Updateable } from 'kysely'
 import { CredentialsChanged, DomainError } from '../../domain/errors.ts'
 import { failedField, failureDetail } from '../../domain/preconditions.ts'
-import { type CredentialCheck, type Precondition, writingRoles } from '../../domain/types.ts'
+import { type PasswordCheck, type Precondition, writingRoles } from '../../domain/types.ts'
 import type { Executor } from '../executor.ts'
 import type { Database } from '../schema.ts'
 
@@ -66,7 +66,7 @@ export async function whyNotWritten(
   table: Versioned,
   id: number,
   precondition: Precondition | undefined,
-  asUser?: CredentialCheck,
+  asUser?: PasswordCheck,
 ): Promise<Error> {
   // Credentials that no longer hold come first: their holder learns that (401, 403), not what
   // the write would have met.
@@ -93,7 +93,7 @@ export async function whyNotWritten(
 }
 
 /**
- * The condition a write adds to confirm its principal's credentials (CredentialCheck): the user
+ * The condition a write adds to confirm its principal's credentials (PasswordCheck): the user
  * still has a role that may write (domain/types.ts writingRoles) and the hash that was checked (the
  * users table read by its unique name).
  */
@@ -114,7 +114,7 @@ export async function updateVersioned<T extends Versioned>(
   id: number,
   values: Updateable<Database[T]>,
   precondition: Precondition | undefined,
-  asUser?: CredentialCheck,
+  asUser?: PasswordCheck,
 ): Promise<Selectable<Database[T]>> {
   // Typed for one table: Kysely cannot type a statement over a union of tables.
   const update = withPrecondition(
