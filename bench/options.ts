@@ -24,8 +24,6 @@ export interface Options {
   readonly smoke: boolean
   readonly pin: boolean
   readonly logLevel: string
-  /** The baseline writes its answers at the end of each event-loop turn, as the service's direct reads do. */
-  readonly baselineBatched: boolean
   readonly resultsDir: string
   readonly compare: readonly [string, string] | undefined
 }
@@ -52,8 +50,6 @@ export const usage = `Usage: npm run bench -- [options]
   --smoke                   a few hundred requests per run on a small database (for npm test)
   --no-pin                  do not pin server and load generator to cores
   --log-level L             the service's LOG_LEVEL (default info, as in production)
-  --baseline-batched        the baseline writes its answers at the end of each event-loop turn,
-                            together, as the service's direct reads do (bench/README.md)
   --results-dir DIR         where result files go (default bench/results)
   --compare A.json B.json   print the difference between two result files
 `
@@ -94,7 +90,6 @@ export function parseOptions(argv: string[]): Options {
       smoke: { type: 'boolean', default: false },
       'no-pin': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
-      'baseline-batched': { type: 'boolean', default: false },
       'results-dir': { type: 'string', default: 'bench/results' },
       compare: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -138,7 +133,6 @@ export function parseOptions(argv: string[]): Options {
     smoke,
     pin: !values['no-pin'],
     logLevel: values['log-level'],
-    baselineBatched: values['baseline-batched'],
     resultsDir: values['results-dir'],
     compare: values.compare ? [positionals[0] as string, positionals[1] as string] : undefined,
   }

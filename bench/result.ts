@@ -67,8 +67,6 @@ export interface BenchResult {
   readonly pinning: string
   readonly peakRss: string
   readonly logLevel: string
-  /** --baseline-batched (absent: false). */
-  readonly baselineBatched?: boolean
   /** The service's limit settings during the run. */
   readonly limits?: string
   readonly machine: { readonly node: string; readonly cpus: number; readonly cpu: string }

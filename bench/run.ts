@@ -111,7 +111,6 @@ async function startPair(
       {
         ...process.env,
         BASELINE_DATABASE_URL: copy.url,
-        BASELINE_BATCHED: options.baselineBatched ? 'true' : 'false',
         BASELINE_TRUST_PROXY: nginx ? 'true' : 'false',
         HOST: '127.0.0.1',
         PORT: String(baselinePort),
@@ -381,7 +380,6 @@ async function bench(options: Options): Promise<BenchResult> {
       ? 'VmHWM since the server started (this kernel would not reset it per run)'
       : 'VmHWM during each measured run (reset through /proc/<pid>/clear_refs before it)',
     logLevel: options.logLevel,
-    baselineBatched: options.baselineBatched,
     limits: `${Object.entries(serviceLimits)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')} (counted, never reached; counters in memory)`,

@@ -36,17 +36,6 @@ const rebased = (req: IncomingMessage, links: string) =>
 
 const eventPath = /^\/events\/([1-9]\d{0,15})$/
 
-// With BASELINE_BATCHED=true the answers ready in one turn of the event loop are written together
-// at its end, as the service's direct reads write theirs (src/http/direct-read.ts): the same
-// scheduling on both sides, to see what the service's own work costs beside it (bench/README.md).
-const batched = process.env.BASELINE_BATCHED === 'true'
-let batch: (() => void)[] = []
-const writeBatch = () => {
-  const writes = batch
-  batch = []
-  for (const write of writes) write()
-}
-
 // The fields the service puts on every answer of these operations (bench/verify.ts compares them):
 // its request id (a client's own when it is plain, else a new UUID), nosniff, Vary, and the
 // RateLimit fields of a counter per client address and kind (reads, writes) in a 60 s window,
@@ -116,13 +105,9 @@ function send(
   fields: Record<string, string> = {},
   req?: IncomingMessage,
 ) {
-  const write = () => {
-    const { body, headers } = coded(req, text, fields)
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
-    res.end(body)
-  }
-  if (!batched) return write()
-  if (batch.push(write) === 1) setImmediate(writeBatch)
+  const { body, headers } = coded(req, text, fields)
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers })
+  res.end(body)
 }
 
 const problem = (res: ServerResponse, status: number, title: string, fields: Record<string, string> = {}) =>

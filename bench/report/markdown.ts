@@ -58,9 +58,6 @@ export function markdown(result: BenchResult): string {
     `- peak RSS: ${result.peakRss}`,
     ...(result.limits ? [`- service limits: ${result.limits}`] : []),
     `- service LOG_LEVEL=${result.logLevel}; Node ${result.machine.node}, ${result.machine.cpus} × ${result.machine.cpu}`,
-    ...(result.baselineBatched
-      ? ['- baseline: writes its answers at the end of each event-loop turn, together (--baseline-batched)']
-      : []),
     `- baseline bytes: ${result.verification.identical ? 'identical to the service’s (checked before the runs)' : `DIFFER: ${result.verification.differences.join('; ')}`}`,
     '',
     '| scenario | events | service req/s | baseline req/s | ratio | CPU µs/req service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |',

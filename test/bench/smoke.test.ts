@@ -133,32 +133,6 @@ describe('npm run bench -- --smoke', () => {
     }
   })
 
-  it('[sqlite] with --baseline-batched the baseline answers the same bytes, without error, and the result says so', {
-    timeout: smokeTimeoutMs,
-  }, async () => {
-    const { result, output } = await smoke([
-      '--baseline-batched',
-      '--scenarios',
-      'get-event,get-page,put-event',
-    ])
-    assert.equal(result.baselineBatched, true)
-    assert.match(output, /- baseline: writes its answers at the end of each event-loop turn/)
-    assert.equal(result.verification.identical, true, result.verification.differences.join('\n'))
-    const ran: string[] = result.scenarios.map((s) => s.scenario)
-    for (const name of ['get-event', 'get-page', 'put-event']) assert.ok(ran.includes(name), name)
-    for (const s of result.scenarios) {
-      assert.equal(s.errors, 0, s.scenario)
-      assert.equal(
-        s.baseline.non2xx,
-        0,
-        `${s.scenario}: status codes ${JSON.stringify(s.baseline.statusCodes)}`,
-      )
-    }
-    const plain = await smoke(['--scenarios', 'get-event'])
-    assert.equal(plain.result.baselineBatched, false)
-    assert.doesNotMatch(plain.output, /- baseline: writes its answers/)
-  })
-
   it('[postgres] runs every scenario on the service and the baseline, reports each, and meets no error', {
     timeout: smokeTimeoutMs,
     skip: postgresSkipReason,
