@@ -57,24 +57,20 @@ const perWrite = (batch: BatchFigures) => ({
 })
 
 /**
- * Each batch is compared with the full schema's batches of the same cycle (the mean of its two
- * copies): the difference and the share per cycle, their median over the cycles of a round, and
- * the median of those over the rounds.
+ * Each batch is compared with the full schema's batch of the same cycle (its first copy; the
+ * second is measured as any other configuration, to show what two identical ones differ by): the
+ * difference and the share per cycle, their median over the cycles of a round, and the median of
+ * those over the rounds.
  */
 export function summarise(
   configurations: readonly Configuration[],
   results: readonly Outcome[][],
 ): Summary[] {
-  const fulls = configurations.flatMap((c, i) => (c.part || c.bare ? [] : [i]))
+  const full = configurations.findIndex((c) => !c.part && !c.bare)
   const reference = (op: Operation, round: number, cycle: number) => {
-    const batches = fulls.flatMap((i) => {
-      const outcome = results[i]?.[round]
-      const batch = outcome && !('failed' in outcome) ? outcome[op][cycle] : undefined
-      return batch ? [perWrite(batch)] : []
-    })
-    const mean = (pick: (b: ReturnType<typeof perWrite>) => number) =>
-      batches.reduce((sum, b) => sum + pick(b), 0) / batches.length
-    return { wallUs: mean((b) => b.wallUs), cpuUs: mean((b) => b.cpuUs) }
+    const outcome = results[full]?.[round]
+    const batch = outcome && !('failed' in outcome) ? outcome[op][cycle] : undefined
+    return batch ? perWrite(batch) : { wallUs: Number.NaN, cpuUs: Number.NaN }
   }
   return configurations.map((configuration, i): Summary => {
     const outcomes = results[i] ?? []
@@ -142,7 +138,7 @@ export function report(result: {
     `write cost, ${result.store}, ${result.events.toLocaleString('en')} events, commit ${result.commit}: ` +
       `${result.batches} batches of ${result.writesPerBatch} writes, medians of ${result.rounds} round(s); ` +
       `load average ${result.machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}`,
-    'Δ: what taking the part away saves per write (the full schema minus this configuration, batch by batch in the same cycle; the full schema is the mean of its two copies); share: Δ ÷ the full write. The second copy of the full schema shows the noise.',
+    'Δ: what taking the part away saves per write (the full schema minus this configuration, batch by batch in the same cycle); share: Δ ÷ the full write. The second copy of the full schema shows what two identical configurations differ by: the noise.',
   ]
   for (const op of operations) {
     lines.push(

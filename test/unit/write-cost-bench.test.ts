@@ -35,6 +35,8 @@ async function smoke(args: string[]): Promise<{ result: WriteCostResult; output:
         '3',
         '--batches',
         '2',
+        '--rounds',
+        '1',
         '--results-dir',
         dir,
         ...args,
