@@ -2,6 +2,7 @@
 //
 //   node --import tsx bench/write-cost.ts [--store sqlite|postgres] [--events N] [--writes N]
 //     [--batches B] [--rounds R] [--database-url URL] [--results-dir DIR]
+//   node --import tsx bench/write-cost.ts --combine A.json B.json C.json   (the medians of runs)
 //
 // A new database (SQLite: a temporary file; PostgreSQL: `ers_bench_<random>` on --database-url,
 // dropped at the end, also on error or Ctrl-C), migrated and filled with N events through the
@@ -23,7 +24,7 @@
 // Dropping a part breaks what it keeps: without the count triggers the counts go wrong, without
 // the search index `q` finds nothing new. Each copy is thrown away after its measurement.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -49,15 +50,19 @@ import {
 } from './write-cost/measure.ts'
 import {
   type Configuration,
+  combine,
   type Measured,
   median,
   type Outcome,
   report,
   summarise,
+  type WriteCostResult,
 } from './write-cost/report.ts'
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
+    combine: { type: 'boolean', default: false },
     store: { type: 'string', default: 'sqlite' },
     events: { type: 'string', default: '10000' },
     writes: { type: 'string', default: '100' },
@@ -67,6 +72,12 @@ const { values } = parseArgs({
     'results-dir': { type: 'string', default: 'bench/results' },
   },
 })
+if (values.combine) {
+  // --combine A.json B.json …: the medians of several runs' figures, as one table.
+  const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as WriteCostResult)
+  process.stdout.write(report(combine(results)))
+  process.exit(0)
+}
 const store = values.store
 if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store sqlite or postgres, not ${store}`)
 const events = Number(values.events)

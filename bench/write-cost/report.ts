@@ -98,7 +98,7 @@ export function summarise(
 }
 
 /** The median of each figure. */
-function summed(list: readonly Figures[]): Figures {
+export function summed(list: readonly Figures[]): Figures {
   const m = (pick: (f: Figures) => number) => median(list.map(pick))
   const server = list.map((f) => f.serverCpuUs)
   return {
@@ -122,22 +122,49 @@ const titles: Record<Operation, string> = {
   post: 'POST: store.createEvent',
 }
 
-export function report(result: {
-  store: string
-  events: number
-  writesPerBatch: number
-  batches: number
-  rounds: number
-  commit: string
-  machine: { loadAverage: number[] }
-  configurations: readonly Summary[]
-}): string {
+/** What report() and combine() read of a result. */
+export interface WriteCostResult {
+  readonly store: string
+  readonly events: number
+  readonly writesPerBatch: number
+  readonly batches: number
+  readonly rounds: number
+  readonly commit: string
+  readonly machine: { readonly loadAverage: number[] }
+  readonly configurations: readonly Summary[]
+  /** Set when the figures are the medians of several result files (combine). */
+  readonly runs?: number
+}
+
+/** The medians of several runs' figures, configuration by configuration (`--combine`). */
+export function combine(results: readonly WriteCostResult[]): WriteCostResult {
+  const [first] = results
+  if (!first) throw new Error('nothing to combine')
+  const configurations = first.configurations.map((c): Summary => {
+    const same = results.map((r) => r.configurations.find((o) => o.name === c.name))
+    const puts = same.flatMap((s) => (s?.put ? [s.put] : []))
+    const posts = same.flatMap((s) => (s?.post ? [s.post] : []))
+    if (puts.length < results.length || posts.length < results.length)
+      return { name: c.name, part: c.part, failed: same.find((s) => s?.failed)?.failed ?? 'not in every run' }
+    return { name: c.name, part: c.part, put: summed(puts), post: summed(posts) }
+  })
+  return {
+    ...first,
+    runs: results.length,
+    commit: [...new Set(results.map((r) => r.commit))].join(', '),
+    machine: { loadAverage: results.flatMap((r) => r.machine.loadAverage.slice(0, 1)) },
+    configurations,
+  }
+}
+
+export function report(result: WriteCostResult): string {
   const server = result.store === 'postgres'
   const cpu = server ? 'CPU µs/write (this process + backends)' : 'CPU µs/write'
   const lines = [
     `write cost, ${result.store}, ${result.events.toLocaleString('en')} events, commit ${result.commit}: ` +
-      `${result.batches} batches of ${result.writesPerBatch} writes, medians of ${result.rounds} round(s); ` +
-      `load average ${result.machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}`,
+      `${result.batches} batches of ${result.writesPerBatch} writes, medians of ${result.rounds} round(s)` +
+      (result.runs ? `, then of ${result.runs} runs (their 1-minute load averages: ` : '; load average ') +
+      `${result.machine.loadAverage.map((l) => l.toFixed(1)).join(result.runs ? ', ' : ' ')}${result.runs ? ')' : ''}`,
     'Δ: what taking the part away saves per write (the full schema minus this configuration, batch by batch in the same cycle); share: Δ ÷ the full write. The second copy of the full schema shows what two identical configurations differ by: the noise.',
   ]
   for (const op of operations) {
