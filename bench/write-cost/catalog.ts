@@ -66,20 +66,88 @@ export function sqliteParts(db: Sqlite.Database): { tables: string[]; parts: Sch
     table: string
     sql: string | null
   }[]
-  const parts = rows.map(
-    (r): SchemaPart => ({
+  const parts = rows.map((r): SchemaPart => {
+    if (r.sql !== null)
+      return {
+        kind: r.type,
+        name: r.name,
+        table: r.table,
+        definition: oneLine(r.sql),
+        drop: [`drop ${r.type} ${quoted(r.name)}`],
+      }
+    // An index SQLite made for a constraint has no SQL and goes only with its table: the table is
+    // made again without the constraint.
+    const { origin, columns } = constraintOf(db, r.table, r.name)
+    const keyword = origin === 'pk' ? 'PRIMARY KEY' : 'UNIQUE'
+    const definition = `the index of the ${keyword} (${columns.join(', ')}) of ${r.table}`
+    const drop = rebuiltWithout(db, r.table, origin, columns)
+    return {
       kind: r.type,
       name: r.name,
       table: r.table,
-      definition: r.sql ? oneLine(r.sql) : `the index of a PRIMARY KEY or UNIQUE constraint of ${r.table}`,
-      // An index SQLite made for a constraint has no SQL, and goes only with its table.
-      drop:
-        r.sql === null
-          ? { unavailable: 'a constraint’s own index: SQLite drops it only with its table' }
-          : [`drop ${r.type} ${quoted(r.name)}`],
-    }),
-  )
+      definition,
+      drop: drop ?? {
+        unavailable: `a constraint's own index that this probe cannot take out of ${r.table}'s SQL`,
+      },
+    }
+  })
   return { tables, parts }
+}
+
+function constraintOf(db: Sqlite.Database, table: string, index: string) {
+  const list = db.prepare(`select name, origin from pragma_index_list(?)`).all(table) as {
+    name: string
+    origin: string
+  }[]
+  const origin = list.find((i) => i.name === index)?.origin === 'pk' ? 'pk' : 'u'
+  const columns = (
+    db.prepare(`select name from pragma_index_info(?) order by seqno`).all(index) as { name: string }[]
+  ).map((c) => c.name)
+  return { origin, columns } as const
+}
+
+/**
+ * The statements that make `table` again without its PRIMARY KEY or UNIQUE constraint on
+ * `columns` (SQLite's way of altering a constraint: a new table, the rows copied, the old one
+ * dropped and the new one renamed, its own indexes and triggers made again); undefined when the
+ * constraint is not found in the table's SQL.
+ */
+function rebuiltWithout(db: Sqlite.Database, table: string, origin: 'pk' | 'u', columns: readonly string[]) {
+  const { sql } = db
+    .prepare(`select sql from sqlite_master where type = 'table' and name = ?`)
+    .get(table) as { sql: string }
+  const keyword = origin === 'pk' ? 'primary key' : 'unique'
+  const listed = columns.map((c) => `"?${c}"?`).join('\\s*,\\s*')
+  const tableLevel = new RegExp(
+    `,\\s*(constraint\\s+"?\\w+"?\\s+)?${keyword}\\s*\\(\\s*${listed}\\s*\\)`,
+    'i',
+  )
+  const columnLevel = new RegExp(`([(,]\\s*"?${columns[0]}"?\\s[^,]*?)\\s+${keyword}\\b`, 'i')
+  const edited = tableLevel.test(sql)
+    ? sql.replace(tableLevel, '')
+    : columns.length === 1 && columnLevel.test(sql)
+      ? sql.replace(columnLevel, '$1')
+      : undefined
+  if (edited === undefined) return undefined
+  const rebuilt = `${table}__rebuilt`
+  const own = (
+    db
+      .prepare(
+        `select sql from sqlite_master where tbl_name = ? and type in ('index', 'trigger') and sql is not null`,
+      )
+      .all(table) as { sql: string }[]
+  ).map((r) => r.sql)
+  return [
+    // The triggers of other tables that name this one are not checked while it is renamed.
+    'pragma legacy_alter_table = on',
+    'begin',
+    edited.replace(/^create table\s+("[^"]+"|\S+)/i, `create table ${quoted(rebuilt)}`),
+    `insert into ${quoted(rebuilt)} select * from ${quoted(table)}`,
+    `drop table ${quoted(table)}`,
+    `alter table ${quoted(rebuilt)} rename to ${quoted(table)}`,
+    ...own,
+    'commit',
+  ]
 }
 
 export async function postgresParts(client: pg.Client): Promise<{ tables: string[]; parts: SchemaPart[] }> {
