@@ -41,6 +41,7 @@ import {
   type BatchFigures,
   backendCpu,
   bareWriter,
+  type CpuByProcess,
   makeBareTable,
   type PlannedPut,
   serviceWriter,
@@ -147,7 +148,7 @@ async function schemaParts(url: string): Promise<{ tables: string[]; parts: Sche
 interface Prepared {
   readonly copy: Database
   writer?: Writer
-  serverCpu?: () => Promise<number | undefined>
+  serverCpu?: () => Promise<CpuByProcess | undefined>
   outcome: Measured | { failed: string }
 }
 

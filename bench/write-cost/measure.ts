@@ -176,38 +176,46 @@ export interface BatchFigures {
   readonly serverCpuUs: number | undefined
 }
 
+/** CPU time so far, in µs, per process id. */
+export type CpuByProcess = ReadonlyMap<number, number>
+
 /**
- * The CPU time so far, in µs, of the PostgreSQL backends serving database `name`, when the
+ * The CPU time so far, in µs, of each PostgreSQL client backend serving database `name`, when the
  * server runs on this machine (/proc/<pid>/schedstat: ns on the CPU); undefined otherwise.
+ * Autovacuum's workers are left out: when they run is the server's choice, not the write's.
  * `admin` is a connection to another database of the server, which the caller keeps open.
  */
-export function backendCpu(admin: pg.Client, name: string): () => Promise<number | undefined> {
+export function backendCpu(admin: pg.Client, name: string): () => Promise<CpuByProcess | undefined> {
   const host = admin.host
   const local = ['127.0.0.1', 'localhost', '::1', ''].includes(host) || host.startsWith('/')
   return async () => {
     if (!local) return undefined
     const { rows } = await admin.query<{ pid: number }>(
-      `select pid from pg_stat_activity where datname = $1`,
+      `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
       [name],
     )
-    let ns = 0
+    const cpu = new Map<number, number>()
     for (const { pid } of rows) {
       try {
         if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) return undefined
-        ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+        cpu.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1_000)
       } catch {
-        return undefined
+        // Gone since it was listed: its time is not known.
       }
     }
-    return ns / 1_000
+    return cpu
   }
 }
+
+/** The CPU time spent between two readings by the processes of the second (a new one: all of its own). */
+const spentBetween = (before: CpuByProcess, after: CpuByProcess) =>
+  [...after].reduce((sum, [pid, us]) => sum + us - (before.get(pid) ?? 0), 0)
 
 /** Runs `count` writes one after another, as one batch, and returns its figures per write. */
 export async function timedBatch(
   count: number,
   write: (n: number) => Promise<unknown>,
-  serverCpu: (() => Promise<number | undefined>) | undefined,
+  serverCpu: (() => Promise<CpuByProcess | undefined>) | undefined,
 ): Promise<BatchFigures> {
   const serverBefore = await serverCpu?.()
   const cpuBefore = process.cpuUsage()
@@ -222,6 +230,6 @@ export async function timedBatch(
     serverCpuUs:
       serverBefore === undefined || serverAfter === undefined
         ? undefined
-        : (serverAfter - serverBefore) / count,
+        : spentBetween(serverBefore, serverAfter) / count,
   }
 }
