@@ -1,7 +1,7 @@
 // What each index and trigger costs an event write, and the write against a bare table.
 //
 //   node --import tsx bench/write-cost.ts [--store sqlite|postgres] [--events N] [--writes N]
-//     [--batches B] [--rounds R] [--database-url URL] [--results-dir DIR]
+//     [--batches B] [--rounds R] [--keep-titles] [--database-url URL] [--results-dir DIR]
 //   node --import tsx bench/write-cost.ts --combine A.json B.json C.json   (the medians of runs)
 //
 // A new database (SQLite: a temporary file; PostgreSQL: `ers_bench_<random>` on --database-url,
@@ -64,6 +64,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     combine: { type: 'boolean', default: false },
+    'keep-titles': { type: 'boolean', default: false },
     store: { type: 'string', default: 'sqlite' },
     events: { type: 'string', default: '10000' },
     writes: { type: 'string', default: '100' },
@@ -89,7 +90,7 @@ const adminUrl = values['database-url'] as string
 const log = (line: string) => process.stdout.write(`${line}\n`)
 const factory = store === 'postgres' ? postgresDatabases(adminUrl) : sqliteDatabases()
 const warmup = Math.min(writes, 50)
-const plan = writePlan(events, warmup + batches * writes)
+const plan = writePlan(events, warmup + batches * writes, values['keep-titles'])
 const user = { name: 'bench', passwordHash: await hashPassword('bench-write-cost') }
 
 /** On PostgreSQL, a connection to the admin database that asks which backends serve each copy. */
@@ -272,6 +273,7 @@ try {
     writesPerBatch: writes,
     batches,
     warmup,
+    keepTitles: values['keep-titles'],
     rounds,
     machine: { cpus: cpus().length, loadAverage: loadavg() },
     tables,
@@ -283,7 +285,7 @@ try {
   mkdirSync(folder, { recursive: true })
   const file = join(
     folder,
-    `${result.date.replace(/:/g, '').replace(/\.\d+Z$/, 'Z')}-${result.commit}-write-cost-${store}.json`,
+    `${result.date.replace(/:/g, '').replace(/\.\d+Z$/, 'Z')}-${result.commit}-write-cost-${store}${values['keep-titles'] ? '-keep-titles' : ''}.json`,
   )
   writeFileSync(file, `${JSON.stringify({ ...result, raw: results }, null, 2)}\n`)
   log(`results: ${file}`)

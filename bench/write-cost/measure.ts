@@ -43,10 +43,11 @@ function random(seed: number): () => number {
 
 /**
  * `count` PUTs of random imported events, each changing the title (so the folded title and its
- * search index move) and moving the date into another date bucket within the data's range (so
- * the date indexes and the bucket trigger move); and `count` POSTs at random locations.
+ * search index move; with `keepTitles`, the title is sent as stored) and moving the date into
+ * another date bucket within the data's range (so the date indexes and the bucket trigger move);
+ * and `count` POSTs at random locations.
  */
-export function writePlan(events: number, count: number): WritePlan {
+export function writePlan(events: number, count: number, keepTitles = false): WritePlan {
   const next = random(42)
   const dates = new Map<number, number>()
   const puts = Array.from({ length: count }, (_, n): PlannedPut => {
@@ -56,7 +57,12 @@ export function writePlan(events: number, count: number): WritePlan {
     if (Math.floor(date / bucketMs) === Math.floor(current / bucketMs))
       date = firstDate + ((date - firstDate + bucketMs) % dateSpan)
     dates.set(id, date)
-    return { id, title: `Benchmark event #${id}, edit ${n + 1}`, date }
+    // keepTitles: a PUT that moves the date and sends the title as stored.
+    return {
+      id,
+      title: keepTitles ? `Benchmark event #${id}` : `Benchmark event #${id}, edit ${n + 1}`,
+      date,
+    }
   })
   const locations = locationsFor(events)
   const posts = Array.from(
