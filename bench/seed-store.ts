@@ -8,6 +8,9 @@ import { locationsFor } from './dataset.ts'
 
 const start = Date.UTC(2027, 0, 1)
 
+/** The date of event `id`: a multiplicative scramble over about 19 years, minute by minute. */
+export const benchmarkDate = (id: number) => start + ((id * 7_919) % 10_000_019) * 60_000
+
 /** The same events, in the same order, as writeImportFile (bench/dataset.ts) writes. */
 export function* benchmarkLocations(events: number): Generator<ImportLocation> {
   const locations = locationsFor(events)
@@ -17,16 +20,20 @@ export function* benchmarkLocations(events: number): Generator<ImportLocation> {
     const list: { title: string; date: number }[] = []
     for (let e = 0; e < count; e++) {
       id++
-      const minute = (id * 7_919) % 10_000_019
-      list.push({ title: `Benchmark event #${id}`, date: start + minute * 60_000 })
+      list.push({ title: `Benchmark event #${id}`, date: benchmarkDate(id) })
     }
     yield { name: `Venue ${l + 1}`, address: `${l + 1} Benchmark Street`, events: list }
   }
 }
 
 /** Migrates the SQLite file at `path` and imports `events` events into it. */
-export async function seedSqlite(path: string, events: number): Promise<void> {
-  const store = openStore(`sqlite:${path}`)
+export function seedSqlite(path: string, events: number): Promise<void> {
+  return seedThroughImporter(`sqlite:${path}`, events)
+}
+
+/** Migrates the (new) database at `url`, on either store, and imports `events` events into it. */
+export async function seedThroughImporter(url: string, events: number): Promise<void> {
+  const store = openStore(url)
   try {
     await store.migrate()
     await store.importLocations(benchmarkLocations(events))
