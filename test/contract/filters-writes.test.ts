@@ -66,6 +66,27 @@ for (const target of storeTargets) {
       assert.deepEqual(await titlesFound('weinlese'), ['Weinlese PATCH'])
       assert.deepEqual(await titlesFound('maibaum'), [])
       assert.deepEqual(await titlesFound('ölfest'), ['Ölfest KEYED'])
+      // A PUT that keeps the title, or changes only its case, leaves the folded title as it was
+      // (SQLite's index trigger then does not fire: migration 0010): still found, as sent.
+      const sameTitle = await write('PUT', `/events/${id}`, {
+        title: 'Weinlese PATCH',
+        date: '2027-02-03T10:00:00Z',
+      })
+      assert.equal(sameTitle.status, 200, sameTitle.text)
+      assert.deepEqual(await titlesFound('weinlese patch'), ['Weinlese PATCH'])
+      const recased = await write('PUT', `/events/${id}`, {
+        title: 'WEINLESE patch',
+        date: '2027-02-03T10:00:00Z',
+      })
+      assert.equal(recased.status, 200, recased.text)
+      assert.deepEqual(await titlesFound('weinlese patch'), ['WEINLESE patch'])
+      const retitled = await write('PUT', `/events/${id}`, {
+        title: 'Erntedank',
+        date: '2027-02-03T10:00:00Z',
+      })
+      assert.equal(retitled.status, 200, retitled.text)
+      assert.deepEqual(await titlesFound('weinlese'), [])
+      assert.deepEqual(await titlesFound('erntedank'), ['Erntedank'])
     })
 
     it('finds imported titles', async () => {

@@ -11,6 +11,7 @@ import { eventFilters } from './0006-event-filters.ts'
 import { changeLog } from './0007-change-log.ts'
 import { changeNumbering } from './0008-change-numbering.ts'
 import { countsInTriggers } from './0009-counts-in-triggers.ts'
+import { titleIndexWhenChanged } from './0010-title-index-when-changed.ts'
 import type { SchemaFlavour } from './schema-flavour.ts'
 
 export function migrations({ schema }: SchemaFlavour): MigrationProvider {
@@ -26,6 +27,7 @@ export function migrations({ schema }: SchemaFlavour): MigrationProvider {
         '0007_change_log': changeLog(schema),
         '0008_change_numbering': changeNumbering(schema),
         '0009_counts_in_triggers': countsInTriggers(schema),
+        '0010_title_index_when_changed': titleIndexWhenChanged(schema),
       }
     },
   }
