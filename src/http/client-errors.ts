@@ -25,6 +25,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   // Pipelining: while a response is still owed to an earlier request that arrived whole, the error
   // is in a later one, and an answer written now would reach the client as the earlier request's
   // (RFC 9112 §9.3.2: responses go in request order). Close without one, as for a reset.
+  // `_httpMessage` is Node's own (no public API says whether a response is owed): the runtime is
+  // pinned to one exact version (package.json config.ersRuntime), and
+  // test/hostile/regressions.test.ts ("garbage pipelined after a whole request…") fails if it changes.
   const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
   if (owed?.req?.complete) {
     socket.destroy(error)
