@@ -127,9 +127,19 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       if (!maintenancePool.ending) await maintenancePool.end()
     }
   }
+  // One statement on a connection of the pool, past Kysely's executor (DialectConnection.runPooled).
+  async function runPooled<R>({ sql: text, parameters }: CompiledQuery<R>): Promise<R[]> {
+    const connection = await named.connect()
+    try {
+      return (await connection.query<R>(text, parameters)).rows
+    } finally {
+      connection.release()
+    }
+  }
+  const notification = sql`select pg_notify(${changeChannel}, '')`.compile(db)
   const announce = coalesced(
     async () => {
-      await sql`select pg_notify(${changeChannel}, '')`.execute(db)
+      await runPooled(notification)
     },
     (error) => ignore(error as Error),
   )
@@ -183,14 +193,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       unbounded('vacuum', async (pool) => {
         await pool.query('vacuum (analyze) events, event_buckets, counters')
       }),
-    async readPooled<R>({ sql: text, parameters }: CompiledQuery<R>) {
-      const connection = await named.connect()
-      try {
-        return (await connection.query<R>(text, parameters)).rows
-      } finally {
-        connection.release()
-      }
-    },
+    runPooled,
     readCostly: (query) => costly.read(query),
     readerStats: () => costly.stats(),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -198,7 +201,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
       await costly.close()
       await announce.settled()
       await db.destroy()
-      // Kysely ends the pool only if it ran a query itself; the hot reads go past it (readPooled).
+      // Kysely ends the pool only if it ran a query itself; the hot reads go past it (runPooled).
       if (!pool.ending) await pool.end()
     },
   }
