@@ -52,8 +52,8 @@ export interface DialectConnection {
   readNow?<R>(query: CompiledQuery<R>): R[] | undefined
   /**
    * Runs one statement on a connection of the dialect's own pool (the primary), past Kysely's
-   * executor (its layers of async functions were ~5 µs of CPU per PostgreSQL read, ~15 µs and
-   * ~9 KB of garbage per one-statement write): a read, or a write that is its own transaction.
+   * executor (its layers of async functions were ~5 µs of CPU per PostgreSQL read, and ~9 KB of
+   * garbage per one-statement write, sampled): a read, or a write that is its own transaction.
    * Absent where statements go through Kysely.
    */
   runPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
