@@ -18,7 +18,7 @@
 //
 // Counters are kept in memory, per process, behind AttemptCounter, so that a store shared between
 // instances (Redis: INCR + PEXPIRE in one script) can replace MemoryAttemptCounter later.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
 import { DomainError } from '../domain/errors.ts'
 
@@ -58,7 +58,8 @@ export class TooManyAttempts extends DomainError {
 /** The keys a check of `name` from `address` counts under. */
 export function attemptKeys(address: string, name: string): string[] {
   // A digest keeps keys short (a user-id may be kilobytes long) and names out of a shared store.
-  const nameKey = createHash('sha256').update(name).digest('base64url')
+  // The one-shot hash: ~1 µs less than a Hash object, on every request with credentials.
+  const nameKey = hash('sha256', name, 'base64url')
   return [addressKey(address), `name:${nameKey}`]
 }
 

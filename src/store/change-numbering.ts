@@ -71,7 +71,7 @@ const byReaders: ChangeNumbering = {
   },
   async createEvent(ctx, event) {
     const created = await ctx
-      .guard(() => ctx.retryingConflicts(() => insertEventLogged(ctx.db, event)))
+      .guard(() => ctx.retryingConflicts(() => insertEventLogged(ctx, event)))
       .catch((error: unknown) => {
         throw naming(error, event.locationId)
       })
@@ -90,7 +90,7 @@ const byReaders: ChangeNumbering = {
     const row = await spendingOnFailure(ctx.db, asUser, async () => {
       requireStorable('/title', changes.title)
       return ctx.guard(() =>
-        ctx.retryingConflicts(() => updateEventLogged(ctx.db, id, values, precondition, asUser)),
+        ctx.retryingConflicts(() => updateEventLogged(ctx, id, values, precondition, asUser)),
       )
     })
     // Asked afterwards, outside the statement: the answer (404 or 412) held a moment ago.

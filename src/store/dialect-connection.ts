@@ -51,13 +51,15 @@ export interface DialectConnection {
    */
   readNow?<R>(query: CompiledQuery<R>): R[] | undefined
   /**
-   * Runs a read on a connection of the dialect's own pool, past Kysely's executor (its layers of
-   * async functions were ~5 µs of CPU per PostgreSQL read); absent where reads go through Kysely.
+   * Runs one statement on a connection of the dialect's own pool (the primary), past Kysely's
+   * executor (its layers of async functions were ~5 µs of CPU per PostgreSQL read, and ~9 KB of
+   * garbage per one-statement write, sampled): a read, or a write that is its own transaction.
+   * Absent where statements go through Kysely.
    */
-  readPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
+  runPooled?<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
    * Runs a plain read (of events and locations, outside a write: store/read-target.ts) where the
-   * dialect chooses, a replica when it has a fresh one (postgres-replicas.ts); absent: readPooled.
+   * dialect chooses, a replica when it has a fresh one (postgres-replicas.ts); absent: runPooled.
    */
   readPlain?<R>(query: CompiledQuery<R>): Promise<R[]>
   /** Where plain reads went, where the dialect reads from replicas. */

@@ -5,7 +5,7 @@
 //   executor and its connection mutex (a GET by id: 7.2 µs -> 5.1 µs, dc70225). While a write
 //   transaction is open on the one connection, or the file is locked, the same read waits its
 //   turn through Kysely instead, since it must neither join nor see that transaction.
-// - pooled (PostgreSQL, dialect.readPooled): a connection of the dialect's own pool, past
+// - pooled (PostgreSQL, dialect.runPooled): a connection of the dialect's own pool, past
 //   Kysely's layers of async functions (~29.5 µs -> ~24.7 µs of client CPU per read, ee518bd).
 // - through Kysely, for a dialect that offers neither.
 //
@@ -19,9 +19,9 @@ export type ReadRows = <R>(query: CompiledQuery<R>) => R[] | Promise<R[]>
 
 export function hotReadPath(dialect: DialectConnection): ReadRows {
   const throughKysely = async <R>(query: CompiledQuery<R>) => (await dialect.db.executeQuery(query)).rows
-  const { readNow, readPooled } = dialect
+  const { readNow, runPooled } = dialect
   if (readNow) return <R>(query: CompiledQuery<R>) => readNow(query) ?? throughKysely(query)
-  if (readPooled) return readPooled
+  if (runPooled) return runPooled
   return throughKysely
 }
 

@@ -84,7 +84,7 @@ describe('[postgres] store behaviour on a live server', { skip: postgresSkipReas
   })
 
   it('closes its connections when it has only ever read past Kysely', async () => {
-    // The hot reads take their connection from the pool themselves (readPooled), so Kysely, which
+    // The hot reads take their connection from the pool themselves (runPooled), so Kysely, which
     // ends the pool only when it ran a query itself, may have nothing to end: a command such as
     // `ers locations list` then waited for the pool's idle timeout (30 s) before it could exit.
     const store = open()

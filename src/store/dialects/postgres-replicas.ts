@@ -44,9 +44,7 @@ const positionText = `select (case when current_setting('synchronous_commit') = 
 /** `connection` with its plain reads routed to the replicas of `options`. */
 export function withReplicas(connection: DialectConnection, options: ReplicaOptions): DialectConnection {
   const onPrimary = <R>(query: CompiledQuery<R>): Promise<R[]> =>
-    connection.readPooled
-      ? connection.readPooled(query)
-      : connection.db.executeQuery(query).then((r) => r.rows)
+    connection.runPooled ? connection.runPooled(query) : connection.db.executeQuery(query).then((r) => r.rows)
   const positionQuery = sql.raw<{ lsn: string }>(positionText).compile(connection.db)
   const position = async () => {
     const [row] = await onPrimary(positionQuery)

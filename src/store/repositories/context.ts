@@ -20,6 +20,11 @@ export class StoreContext {
   readonly hot: HotQueries
   readonly #readRows: ReadRows
   readonly #readPlain: ReadRows
+  /**
+   * The rows of one statement that is its own transaction (PostgreSQL's one-statement event
+   * writes), on the primary: past Kysely where the dialect can (runPooled); errors untranslated.
+   */
+  readonly statement: <R>(query: CompiledQuery<R>) => Promise<R[]>
   /** Told after every committed event write of this process (the change feed's reader). */
   readonly #watchers = new Set<() => void>()
   #stopWatching: (() => Promise<void>) | undefined
@@ -30,6 +35,10 @@ export class StoreContext {
     this.hot = hotQueries(dialect.db)
     this.#readRows = hotReadPath(dialect)
     this.#readPlain = plainReadPath(dialect)
+    const { runPooled } = dialect
+    this.statement = runPooled
+      ? (query) => runPooled(query)
+      : async (query) => (await dialect.db.executeQuery(query)).rows
   }
 
   /**

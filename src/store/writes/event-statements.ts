@@ -1,7 +1,8 @@
 // An event's create and edit, each with its logged change, as one statement that is its own
 // transaction: only where the change log is numbered by its readers (change-numbering.ts), since a
 // numbered append must take the log's lock first.
-import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely'
+import type { CompiledQuery, Kysely, QueryCreator, Selectable, Updateable } from 'kysely'
+import { sql } from 'kysely'
 import { CredentialsChanged } from '../../domain/errors.ts'
 import { type CredentialCheck, isSignatureCheck, type Precondition } from '../../domain/types.ts'
 import { type Slotted, shapedStatements } from '../compiled.ts'
@@ -11,6 +12,15 @@ import type { Database } from '../schema.ts'
 import { spendNonce } from './signature-nonces.ts'
 import { requireStorable, titleColumns } from './stored-text.ts'
 import { stillMayWrite, versionConditions, whereVersions } from './versioned.ts'
+
+/**
+ * Where the statements are built (`db`) and run: one statement, its own transaction, on the
+ * primary (StoreContext.statement: past Kysely's executor where the dialect can).
+ */
+export interface StatementRunner {
+  readonly db: Kysely<Database>
+  statement<R>(query: CompiledQuery<R>): Promise<R[]>
+}
 
 /** A statement's `written` rows (an INSERT's or UPDATE's RETURNING *) beside the tables. */
 type WithWritten = Database & { written: Selectable<Database['events']> }
@@ -49,7 +59,7 @@ const logWritten = (kind: 'created' | 'updated', now: number) => (qb: QueryCreat
  * CredentialsChanged, and the request is authenticated again in full.
  */
 export async function updateEventLogged(
-  db: Kysely<Database>,
+  { db, statement: run }: StatementRunner,
   id: number,
   values: Updateable<Database['events']>,
   precondition: Precondition | undefined,
@@ -109,7 +119,7 @@ export async function updateEventLogged(
           .select('nonce.spent')
       )
     })
-    const [row] = (await db.executeQuery(statement)).rows
+    const [row] = await run(statement)
     if (!row) throw new CredentialsChanged()
     return row.id === null ? undefined : (row as Selectable<Database['events']>)
   }
@@ -123,7 +133,7 @@ export async function updateEventLogged(
       .selectFrom('written')
       .selectAll()
   })
-  const [row] = (await db.executeQuery(statement)).rows
+  const [row] = await run(statement)
   return row
 }
 
@@ -134,7 +144,11 @@ export async function updateEventLogged(
  * location fails the foreign key, which the dialect reports as the check's own 422
  * (location-references.ts).
  */
-export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, now = Date.now()) {
+export async function insertEventLogged(
+  { db, statement: run }: StatementRunner,
+  event: NewEvent,
+  now = Date.now(),
+) {
   requireStorable('/title', event.title)
   const { title, title_folded } = titleColumns(event.title)
   const values = [title, title_folded, event.date, event.locationId, now]
@@ -155,7 +169,7 @@ export async function insertEventLogged(db: Kysely<Database>, event: NewEvent, n
       .selectFrom('written')
       .selectAll(),
   )
-  const [row] = (await db.executeQuery(statement)).rows
+  const [row] = await run(statement)
   if (!row) throw new Error('an INSERT … RETURNING answered no row')
   return toEvent(row)
 }
