@@ -2,45 +2,24 @@
 // reported its figures and met no error, and the baseline answered with the service's bytes.
 // Never a speed: the figures of a smoke run on a shared machine mean nothing.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { findNginx } from '../../bench/nginx.ts'
 import type { BenchResult } from '../../bench/result.ts'
 import { findWrk } from '../../bench/wrk-driver.ts'
+import { runScriptWithResults } from '../support/process.ts'
 import { postgresSkipReason } from '../support/stores.ts'
 
 const wrkInstalled = findWrk() !== undefined
 const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
 
-const repoRoot = new URL('../..', import.meta.url).pathname
-
 async function smoke(args: string[]): Promise<{ result: BenchResult; files: string[]; output: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ers-bench-smoke-'))
-  try {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--results-dir', dir, ...args],
-      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let output = ''
-    child.stdout.on('data', (d) => {
-      output += d
-    })
-    child.stderr.on('data', (d) => {
-      output += d
-    })
-    const code = await new Promise((resolve) => child.once('close', resolve))
-    assert.equal(code, 0, output)
-    const files = readdirSync(dir).sort()
+  return runScriptWithResults('bench/run.ts', ['--smoke', ...args], (dir, files, output) => {
     const json = files.find((f) => f.endsWith('.json'))
     assert.ok(json, `no result file among ${files.join(', ')}`)
     return { result: JSON.parse(readFileSync(join(dir, json), 'utf8')) as BenchResult, files, output }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smoke>>) {

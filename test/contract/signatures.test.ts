@@ -6,69 +6,18 @@
 import assert from 'node:assert/strict'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { signRequest } from '../../packages/client/src/sign-request.ts'
-import { buildApp } from '../../src/app.ts'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
-import { keyBytes, parseConfig } from '../../src/config.ts'
+import { keyBytes } from '../../src/config.ts'
 import type { Role } from '../../src/domain/types.ts'
-import { prepareDatabase } from '../../src/prepare.ts'
 import type { KyselyStore } from '../../src/store/kysely-store.ts'
-import { openStore, storeOptions } from '../../src/store/open-store.ts'
-import { assertProblem, checkedClient, type Http, type Json, types } from '../support/contract.ts'
-import { type ServiceSettings, send } from '../support/service.ts'
-import { type StoreTarget, storeTargets } from '../support/stores.ts'
+import { assertProblem, type Http, type Json, types } from '../support/contract.ts'
+import { type Instance, startInstances } from '../support/instances.ts'
+import { storeTargets } from '../support/stores.ts'
 
 const keyEncryptionKey = randomBytes(32).toString('base64')
 const basicChallenge = 'Basic realm="events", charset="UTF-8"'
 const signatureChallenge = 'Signature realm="events", tag="ers-v2", alg="hmac-sha256"'
-
-interface Instance {
-  readonly app: FastifyInstance
-  readonly store: KyselyStore
-  readonly authority: string
-  readonly http: Http
-}
-
-/** `count` instances of the service on one new database, as separate deployments would run. */
-async function startInstances(target: StoreTarget, settings: ServiceSettings, count: number) {
-  const database = await target.create()
-  const config = parseConfig({
-    logLevel: 'silent',
-    seed: 'false',
-    ...database.settings,
-    ...settings,
-    databaseUrl: database.databaseUrl,
-    port: '0',
-    host: '127.0.0.1',
-  })
-  const instances: Instance[] = []
-  for (let i = 0; i < count; i++) {
-    const store = openStore(config.databaseUrl, storeOptions(config))
-    await prepareDatabase(store, config)
-    const app = buildApp({ config, store })
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    const address = app.server.address()
-    const port = typeof address === 'object' && address ? address.port : 0
-    const baseUrl = `http://127.0.0.1:${port}`
-    instances.push({
-      app,
-      store,
-      authority: `127.0.0.1:${port}`,
-      http: checkedClient({ request: (method, path, options) => send(baseUrl, method, path, options) }),
-    })
-  }
-  return {
-    instances,
-    async close() {
-      for (const { app, store } of instances) {
-        await app.close()
-        await store.close()
-      }
-      await database.drop()
-    },
-  }
-}
 
 /** A key made as `ers keys add` makes one: its secret sealed under the service's KEY_ENCRYPTION_KEY. */
 async function addKey(store: KyselyStore, role: Role = 'editor') {

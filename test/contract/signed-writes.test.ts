@@ -7,68 +7,31 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { signRequest } from '../../packages/client/src/sign-request.ts'
-import { buildApp } from '../../src/app.ts'
 import { newKeyId, newKeySecret, sealSecret } from '../../src/auth/api-key-secrets.ts'
-import { keyBytes, parseConfig } from '../../src/config.ts'
-import { prepareDatabase } from '../../src/prepare.ts'
-import type { KyselyStore } from '../../src/store/kysely-store.ts'
-import { openStore, storeOptions } from '../../src/store/open-store.ts'
-import { assertProblem, checkedClient, type Http, types } from '../support/contract.ts'
-import { send } from '../support/service.ts'
+import { keyBytes } from '../../src/config.ts'
+import { assertProblem, type Http, types } from '../support/contract.ts'
+import { type Instance, startInstances } from '../support/instances.ts'
 import { storeTargets } from '../support/stores.ts'
 
 const keyEncryptionKey = randomBytes(32).toString('base64')
 const challenges =
   'Basic realm="events", charset="UTF-8", Signature realm="events", tag="ers-v2", alg="hmac-sha256"'
 
-interface Instance {
-  readonly app: FastifyInstance
-  readonly store: KyselyStore
-  readonly authority: string
-  readonly http: Http
-}
-
 const newNonce = () => randomBytes(16).toString('base64url')
 
 for (const target of storeTargets) {
   describe(`[${target.name}] signed writes that spend their nonce in the write`, () => {
     const instances: Instance[] = []
-    let drop: () => Promise<void>
+    let close: () => Promise<void>
     let a: Instance
     let b: Instance
     let lookups = 0
 
     before(async () => {
-      const database = await target.create()
-      drop = database.drop
-      const config = parseConfig({
-        logLevel: 'silent',
-        seed: 'false',
-        ...database.settings,
-        keyEncryptionKey,
-        authFailuresPerMinute: '1000',
-        databaseUrl: database.databaseUrl,
-        port: '0',
-        host: '127.0.0.1',
-      })
-      for (let i = 0; i < 2; i++) {
-        const store = openStore(config.databaseUrl, storeOptions(config))
-        await prepareDatabase(store, config)
-        const app = buildApp({ config, store })
-        await app.listen({ port: 0, host: '127.0.0.1' })
-        const address = app.server.address()
-        const port = typeof address === 'object' && address ? address.port : 0
-        instances.push({
-          app,
-          store,
-          authority: `127.0.0.1:${port}`,
-          http: checkedClient({
-            request: (method, path, options) => send(`http://127.0.0.1:${port}`, method, path, options),
-          }),
-        })
-      }
+      const started = await startInstances(target, { keyEncryptionKey, authFailuresPerMinute: '1000' }, 2)
+      close = started.close
+      instances.push(...started.instances)
       ;[a, b] = instances as [Instance, Instance]
       // Counts instance a's key lookups (the real lookup still runs).
       const findApiKey = a.store.findApiKey.bind(a.store)
@@ -78,11 +41,7 @@ for (const target of storeTargets) {
       }
     })
     after(async () => {
-      for (const { app, store } of instances) {
-        await app.close()
-        await store.close()
-      }
-      await drop?.()
+      await close?.()
     })
 
     /** A new editor key, remembered by both instances after one signed PUT to each. */

@@ -1,7 +1,11 @@
 // Runs the real server and the real CLI as child processes, as a user would.
+import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { StoreTarget } from './stores.ts'
@@ -129,6 +133,37 @@ export async function runCli(args: string[], env: Record<string, string>, input 
   child.stdin.end(input)
   const [code] = await once(child, 'exit')
   return { code: code as number | null, ...output }
+}
+
+/**
+ * Runs a script of the repository with tsx (`bench/run.ts`…), writing its result files to a new
+ * directory: asserts it exited 0, and hands the directory's files and the output to `read`
+ * before the directory is removed.
+ */
+export async function runScriptWithResults<T>(
+  script: string,
+  args: string[],
+  read: (dir: string, files: string[], output: string) => T,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'ers-script-'))
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, '--results-dir', dir, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (d) => {
+      output += d
+    })
+    child.stderr.on('data', (d) => {
+      output += d
+    })
+    const code = await new Promise((resolve) => child.once('close', resolve))
+    assert.equal(code, 0, output)
+    return read(dir, readdirSync(dir).sort(), output)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** Waits until `done` holds, checking every 10 ms. */

@@ -2,16 +2,13 @@
 // trigger the catalog lists taken away in turn, the bare table, the result file. Never a speed:
 // the figures of so few writes on a shared machine mean nothing.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import type { SchemaPart } from '../../bench/write-cost/catalog.ts'
 import type { Summary } from '../../bench/write-cost/report.ts'
+import { runScriptWithResults } from '../support/process.ts'
 import { postgresSkipReason } from '../support/stores.ts'
-
-const repoRoot = new URL('../..', import.meta.url).pathname
 
 interface WriteCostResult {
   readonly store: string
@@ -21,46 +18,17 @@ interface WriteCostResult {
 }
 
 async function smoke(args: string[]): Promise<{ result: WriteCostResult; output: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ers-write-cost-'))
-  try {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'bench/write-cost.ts',
-        '--events',
-        '200',
-        '--writes',
-        '3',
-        '--batches',
-        '2',
-        '--rounds',
-        '1',
-        '--results-dir',
-        dir,
-        ...args,
-      ],
-      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let output = ''
-    child.stdout.on('data', (d) => {
-      output += d
-    })
-    child.stderr.on('data', (d) => {
-      output += d
-    })
-    const code = await new Promise((resolve) => child.once('close', resolve))
-    assert.equal(code, 0, output)
-    const files = readdirSync(dir)
-    assert.equal(files.length, 1, files.join(', '))
-    return {
-      result: JSON.parse(readFileSync(join(dir, files[0] as string), 'utf8')) as WriteCostResult,
-      output,
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  return runScriptWithResults(
+    'bench/write-cost.ts',
+    ['--events', '200', '--writes', '3', '--batches', '2', '--rounds', '1', ...args],
+    (dir, files, output) => {
+      assert.equal(files.length, 1, files.join(', '))
+      return {
+        result: JSON.parse(readFileSync(join(dir, files[0] as string), 'utf8')) as WriteCostResult,
+        output,
+      }
+    },
+  )
 }
 
 function assertComplete({ result, output }: Awaited<ReturnType<typeof smoke>>, store: string) {
