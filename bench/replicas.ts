@@ -41,7 +41,7 @@ async function sql(url: string, text: string) {
 
 const scenarioNames: ScenarioName[] = ['get-event', 'get-page', 'put-event']
 
-await ensureBuild(log)
+ensureBuild()
 const clusters = await startReplicatedPair({ synchronous: false })
 // Interrupted (Ctrl-C, a timeout's SIGTERM), the clusters go too, as at the end of a run.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

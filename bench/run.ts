@@ -319,7 +319,7 @@ const order: ScenarioName[] = [
 const growthScenarios: ScenarioName[] = ['growth-get-event', 'growth-get-page-1']
 
 async function bench(options: Options): Promise<BenchResult> {
-  await ensureBuild(log)
+  ensureBuild()
   const pinning = choosePinning(options.pin)
   log(pinning.description)
   const factory = options.store === 'sqlite' ? sqliteDatabases() : postgresDatabases(options.databaseUrl)
