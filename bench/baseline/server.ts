@@ -6,7 +6,7 @@
 //   BASELINE_DATABASE_URL=sqlite:/path/events.db PORT=8081 node --import tsx bench/baseline/server.ts
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { encode } from '../../src/http/compression.ts'
 import { postgresQueries } from './postgres-queries.ts'
 import type { BaselineFilter, BaselineQueries } from './queries.ts'
 import {
@@ -76,16 +76,8 @@ function coded(
   if (accepted === undefined || Buffer.byteLength(body) < 1024) return { body, headers }
   const coding = accepted.includes('br') ? 'br' : accepted.includes('gzip') ? 'gzip' : undefined
   if (!coding) return { body, headers }
-  const bytes =
-    coding === 'gzip'
-      ? gzipSync(body, { level: 4 })
-      : brotliCompressSync(body, {
-          params: {
-            [constants.BROTLI_PARAM_QUALITY]: 4,
-            [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body),
-            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          },
-        })
+  // The service's own coding (levels and all): the same bytes on the wire, the same work.
+  const bytes = encode(body, coding)
   const etag = headers.etag
   return {
     body: bytes,

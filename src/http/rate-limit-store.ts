@@ -9,7 +9,8 @@
 //   once) and a command that does not answer within `commandTimeoutMs` fails; either failure counts
 //   the request locally, and the switch is logged once per transition, not per request. ioredis
 //   keeps reconnecting in the background; once Redis is ready again, counting is shared again.
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 
 /** One request counted under a key. */
 export interface Hit {
@@ -108,6 +109,11 @@ export interface FailoverOptions {
   readonly local?: MemoryCounters
 }
 
+// ioredis (~6 MB of heap once loaded) is loaded only by a service that shares its counters: most
+// run without REDIS_URL. It is CommonJS, so a require() loads it synchronously when first needed.
+const requireHere = createRequire(import.meta.url)
+const redisClient = (): typeof Redis => (requireHere('ioredis') as typeof import('ioredis')).Redis
+
 /** Redis when it answers, local memory when it does not (see the top of this file). */
 export class FailoverCounters implements Counters {
   readonly #redis: Redis
@@ -122,7 +128,7 @@ export class FailoverCounters implements Counters {
     this.#local = options.local ?? new MemoryCounters()
     this.#prefix = options.keyPrefix
     this.#log = options.log
-    this.#redis = new Redis(options.url, {
+    this.#redis = new (redisClient())(options.url, {
       // Fail at once while disconnected instead of queueing the command until a reconnect.
       enableOfflineQueue: false,
       commandTimeout: options.commandTimeoutMs ?? 250,

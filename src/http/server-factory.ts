@@ -1,7 +1,8 @@
 // The Node server under the app: plain HTTP/1.1, or, with a certificate, HTTPS speaking HTTP/2
 // and HTTP/1.1 (ALPN), with the request deadlines, the header limit and the TLS policy either way.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { createServer as CreateServer, IncomingMessage, ServerResponse } from 'node:http'
 import type { Server as HttpsServer } from 'node:https'
+import { createRequire } from 'node:module'
 import type { Config } from '../config.ts'
 import { refuseMissingHost } from './client-errors.ts'
 import { createSecureHttpServer } from './http2-server.ts'
@@ -10,6 +11,12 @@ import type { TlsMaterial } from './tls.ts'
 import { tlsPolicy } from './tls-policy.ts'
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
+
+// Required, not imported: on Node 24 an ES module import of node:http reads every export of the
+// module, http.WebSocket's lazy getter included, and so loads Node's bundled undici (about 3 MB of
+// heap that nothing here uses). require() leaves the getter alone.
+const createServer = (createRequire(import.meta.url)('node:http') as { createServer: typeof CreateServer })
+  .createServer
 
 /** Fastify's serverFactory: `debug` logs what the connection layers see at debug level. */
 export function serverFactory(
@@ -31,7 +38,7 @@ export function serverFactory(
       if (refuseMissingHost(request, response)) return
       handler(request, response)
     }
-    let server: ReturnType<typeof createServer> | HttpsServer
+    let server: ReturnType<typeof CreateServer> | HttpsServer
     if (tls) {
       // HTTP/2 and HTTP/1.1, chosen by ALPN (http/http2-server.ts).
       const secure = createSecureHttpServer(
