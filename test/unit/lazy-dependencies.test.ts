@@ -1,7 +1,7 @@
-// What the service loads only where it is used (docs/architecture.md, "Memory"): ioredis only with
-// REDIS_URL set, and never Node's bundled undici (an ES module import of node:http loads it on
-// Node 24, through http.WebSocket's lazy getter: ~3 MB of heap). Each case is a process of its
-// own (test/support/loaded-modules-probe.ts), since modules once loaded stay loaded.
+// What the service loads only where it is used (docs/architecture.md, the heap settings): ioredis
+// only with REDIS_URL set, and never Node's bundled undici (an ES module import of node:http loads
+// it on Node 24, through http.WebSocket's lazy getter: ~3 MB of heap). Each case is a process of
+// its own (test/support/loaded-modules-probe.ts), since modules once loaded stay loaded.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { describe, it } from 'node:test'
