@@ -65,11 +65,17 @@ describe('[postgres] writes that lose a deadlock', { skip: postgresSkipReason ??
   }
 
   /**
-   * Holds the advisory lock and, `rounds` times, waits until the service's write waits for it,
-   * then updates the write's row: a deadlock the write loses. Stops when `done` is set.
+   * Takes the advisory lock (before the write is sent: a write that ran first would not wait for
+   * it) and returns the rounds: `rounds` times, waits until the service's write waits for the
+   * lock, then updates the write's row, a deadlock the write loses. They stop when `done` is set.
    */
-  async function deadlockRounds(rounds: number, done: { value: boolean }): Promise<number> {
+  async function holdLockFor(rounds: number, done: { value: boolean }): Promise<{ made: Promise<number> }> {
     await rival.query('select pg_advisory_lock($1)', [lockKey])
+    // Wrapped: an async function returning the promise itself would wait for the rounds.
+    return { made: deadlockRounds(rounds, done) }
+  }
+
+  async function deadlockRounds(rounds: number, done: { value: boolean }): Promise<number> {
     let made = 0
     try {
       while (made < rounds && !done.value) {
@@ -98,10 +104,10 @@ describe('[postgres] writes that lose a deadlock', { skip: postgresSkipReason ??
   it('runs a PUT that lost one deadlock again and answers 200 with the new state', async () => {
     const before = await deadlocks()
     const done = { value: false }
-    const rounds = deadlockRounds(1, done)
+    const rounds = await holdLockFor(1, done)
     const res = await put('After one deadlock')
     done.value = true
-    assert.equal(await rounds, 1)
+    assert.equal(await rounds.made, 1)
     assert.equal(res.status, 200, res.text)
     assert.equal(res.json().title, 'After one deadlock')
     assert.ok((await deadlocks()) > before, 'PostgreSQL counted a deadlock')
@@ -111,10 +117,10 @@ describe('[postgres] writes that lose a deadlock', { skip: postgresSkipReason ??
     const before = await deadlocks()
     const done = { value: false }
     // More rounds than the store makes attempts: each attempt loses.
-    const rounds = deadlockRounds(10, done)
+    const rounds = await holdLockFor(10, done)
     const res = await put('Never written')
     done.value = true
-    const made = await rounds
+    const made = await rounds.made
     assert.equal(res.status, 503, res.text)
     assert.equal(res.header('content-type'), 'application/problem+json')
     assert.match(res.header('retry-after') ?? '', /^\d+$/)

@@ -30,6 +30,7 @@ process.stdout.write(
   `${JSON.stringify({
     status,
     ioredis: cache.some((path) => path.includes('/node_modules/ioredis/')),
+    pg: cache.some((path) => path.includes('/node_modules/pg/')),
     undici: (process as unknown as { moduleLoadList: string[] }).moduleLoadList.includes(
       'NativeModule internal/deps/undici/undici',
     ),

@@ -14,10 +14,11 @@
 //   (SQLSTATE 57014) and the connection stays usable. Writes, the feed and the cheap reads keep
 //   the pool's own limit (DB_STATEMENT_TIMEOUT_MS).
 import type { CompiledQuery } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
 import { Bulkhead } from '../bulkhead.ts'
 import type { ReaderStats } from '../event-store.ts'
+import { pgDriver } from './pg-driver.ts'
 
 export interface CostlyReadOptions {
   readonly url: string
@@ -47,7 +48,7 @@ export interface CostlyReads {
 const queryCanceled = '57014'
 
 export function costlyReads(options: CostlyReadOptions): CostlyReads {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: options.url,
     Client: options.Client,
     max: options.connections,

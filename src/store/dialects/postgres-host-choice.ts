@@ -13,7 +13,8 @@
 // - Meanwhile a connection fails with SQLSTATE 08001, which the store answers as 503 with
 //   Retry-After (postgres-errors.ts); failed scans are at most one per `rescanMs`, so a crowd of
 //   requests in a failover costs the servers one scan, not one per request.
-import pg from 'pg'
+import type pg from 'pg'
+import { pgDriver } from './pg-driver.ts'
 import {
   hostsLabel,
   type PostgresHost,
@@ -160,7 +161,7 @@ class HostChoice {
   }
 
   async #probe(host: PostgresHost): Promise<SessionState> {
-    const probe = new pg.Client({
+    const probe = new (pgDriver().Client)({
       connectionString: this.parsed.urlFor(host),
       connectionTimeoutMillis: this.options.connectionTimeoutMs,
       query_timeout: this.options.connectionTimeoutMs,
@@ -178,7 +179,7 @@ class HostChoice {
   /** A pg.Client that connects to the chosen host and reports what it meets to this choice. */
   clientClass(): typeof pg.Client {
     const choice = this
-    class ChosenHostClient extends pg.Client {
+    class ChosenHostClient extends pgDriver().Client {
       #host: PostgresHost | undefined
 
       // pg-pool calls connect(callback); Kysely and the feed await connect().

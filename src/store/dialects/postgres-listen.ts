@@ -3,7 +3,8 @@
 // backoff when it breaks. A notification only says "read the log": the log holds the content, so
 // a notification lost while disconnected costs nothing once the reader catches up, which it does
 // after every reconnect and on a slow safety poll.
-import pg from 'pg'
+import type pg from 'pg'
+import { pgDriver } from './pg-driver.ts'
 
 export interface ListenOptions {
   readonly url: string
@@ -32,7 +33,7 @@ export function listenForChanges(options: ListenOptions, wake: () => void): () =
   const connect = async () => {
     retry = undefined
     if (stopped) return
-    const next = new (options.Client ?? pg.Client)({
+    const next = new (options.Client ?? pgDriver().Client)({
       connectionString: options.url,
       connectionTimeoutMillis: options.connectionTimeoutMs,
       keepAlive: true,

@@ -1,8 +1,9 @@
 // One streaming replica, as the read routing (postgres-replicas.ts) sees it: a pool of its own for
 // the reads, another of one connection that asks how far it has replayed, and what was last seen.
 import type { CompiledQuery } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { ReplicaState } from '../event-store.ts'
+import { pgDriver } from './pg-driver.ts'
 import { type Pooler, sessionSettings } from './postgres-pooler.ts'
 import { namingPool } from './postgres-prepared.ts'
 import { type PrimaryPositions, parseLsn } from './replica-lag.ts'
@@ -59,12 +60,12 @@ export class Replica {
       keepAlive: true,
       types: settings.types,
     }
-    this.#pool = new pg.Pool({
+    this.#pool = new (pgDriver().Pool)({
       ...common,
       max: settings.poolSize,
       application_name: `${settings.applicationName} replica-reads`,
     })
-    this.#probe = new pg.Pool({
+    this.#probe = new (pgDriver().Pool)({
       ...common,
       max: 1,
       application_name: `${settings.applicationName} replica-check`,

@@ -1,14 +1,15 @@
 // How `pg` hands values to the store, and how the service's connections are shared out.
-import pg from 'pg'
+import type pg from 'pg'
+import { pgDriver } from './pg-driver.ts'
 
 // int8 (OID 20) arrives as text because it can exceed 2^53. Here it holds ids, epoch
 // milliseconds and counts, all inside the safe integer range, so the store gets plain numbers.
 const parseInt8 = (text: string) => Number(text)
 export const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 && format !== 'binary'
+    oid === pgDriver().types.builtins.INT8 && format !== 'binary'
       ? parseInt8
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : pgDriver().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }
 
 /** The costly reads' connections and the rest's, out of `poolSize` (see PostgresOptions). */

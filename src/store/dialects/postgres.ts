@@ -2,11 +2,12 @@
 // nothing here relies on process memory: conditional writes are single statements, migrations
 // hold Kysely's advisory lock, and one-time set-up is decided by unique keys.
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { changeChannel } from '../change-log.ts'
 import { coalesced } from '../coalesced.ts'
 import type { DialectConnection } from '../dialect-connection.ts'
 import type { Database } from '../schema.ts'
+import { pgDriver } from './pg-driver.ts'
 import { costlyReads } from './postgres-costly.ts'
 import { isConflict, isUnavailable, translate } from './postgres-errors.ts'
 import { postgresFlavour } from './postgres-flavour.ts'
@@ -71,7 +72,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   const target = postgresTarget(url, hostChoice)
   // Migrations, maintenance and the feed go to the direct connection when there is one.
   const direct = settings.listenUrl === undefined ? target : postgresTarget(settings.listenUrl, hostChoice)
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: target.url,
     Client: target.Client,
     max: shares.cheap,
@@ -114,7 +115,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Dialec
   // limits, which guard requests: building an index, rewriting or vacuuming every row can take
   // minutes at a million events.
   async function unbounded<T>(purpose: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
-    const maintenancePool = new pg.Pool({
+    const maintenancePool = new (pgDriver().Pool)({
       connectionString: direct.url,
       Client: direct.Client,
       max: 1,
