@@ -90,9 +90,20 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
       // with one of them: the process's reader may still be behind (it delivers whatever it has
       // not read yet), and the replay from here covers the time until the subscription.
       const after = sent ?? newest
+      const asStream = () =>
+        // A feed ends only when the server stops or drops it: the connection is not reused. nginx
+        // would otherwise buffer the stream (X-Accel-Buffering is its own field for that).
+        reply
+          .header('cache-control', 'no-store')
+          .header('connection', 'close')
+          .header('x-accel-buffering', 'no')
+          .type(mediaTypes.eventStream)
       if (draining) {
-        reply.header('retry-after', '1')
-        throw new DomainError('overloaded', 'this instance is shutting down; connect again')
+        // Not a 503: a browser's EventSource gives up for good on any answer but 200 (HTML's
+        // "fail the connection"), and a page reconnecting on the old connection during a restart
+        // would lose its feed. An empty feed that asks for a retry brings it, and the client
+        // package, back in a moment, to another instance or the restarted one.
+        return asStream().send(sseRetry(reconnectMs))
       }
       const refusal = connections.refusal(request.ip)
       if (refusal) {
@@ -101,13 +112,7 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
           ? new DomainError('rate_limited', 'too many change feeds are open from this address')
           : new DomainError('overloaded', 'this instance serves as many change feeds as it can')
       }
-      // A feed ends only when the server stops or drops it: the connection is not reused. nginx
-      // would otherwise buffer the stream (X-Accel-Buffering is its own field for that).
-      reply
-        .header('cache-control', 'no-store')
-        .header('connection', 'close')
-        .header('x-accel-buffering', 'no')
-        .type(mediaTypes.eventStream)
+      asStream()
       // An empty stream: HEAD answers the headers of a feed, with no Content-Length (a feed has none).
       if (request.method === 'HEAD') return reply.send(Readable.from([]))
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { describe, it } from 'node:test'
 import { assertProblem, contractService, jsonHeaders, types } from '../support/contract.ts'
-import { type Response, send } from '../support/service.ts'
+import { type Response, send, startService } from '../support/service.ts'
 import { type Feed, openFeed, type SseEvent } from '../support/sse.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -397,6 +397,44 @@ for (const target of storeTargets) {
         assertProblem(second, 503)
         assert.ok(Number(second.header('retry-after')) > 0)
       })
+    })
+  })
+
+  describe(`[${target.name}] a change feed asked for while the service drains`, () => {
+    it('answers 200 with a feed that asks for a retry and ends, never a 503 an EventSource gives up on', async () => {
+      let drainBegan = () => {}
+      let finishDrain = () => {}
+      const draining = new Promise<void>((resolve) => {
+        drainBegan = resolve
+      })
+      const held = new Promise<void>((resolve) => {
+        finishDrain = resolve
+      })
+      const running = await startService(
+        target,
+        {},
+        {
+          // After the feed's own preClose hook (registered first), which marks the drain: until it
+          // returns, the server still takes connections, as during a restart's first moments.
+          beforeListen: (app) =>
+            app.addHook('preClose', async () => {
+              drainBegan()
+              await held
+            }),
+        },
+      )
+      const closing = running.close()
+      await draining
+      try {
+        const res = await running.request('GET', '/events', { headers: { accept: eventStream } })
+        assert.equal(res.status, 200, res.text)
+        assert.equal(res.header('content-type'), eventStream)
+        assert.equal(res.header('cache-control'), 'no-store')
+        assert.match(res.text, /^retry: \d+\n\n$/)
+      } finally {
+        finishDrain()
+        await closing
+      }
     })
   })
 }
