@@ -14,13 +14,24 @@
 // bytes on every write, flattening up to 4 KiB per line: GET /events/<id> on SQLite cost ~5% more
 // CPU per request that way (two builds side by side on one core, five rounds). It still does the
 // writing: partial writes, EAGAIN on a non-blocking pipe.
+//
+// A line may also wait unformatted (writeDeferred): an object whose toString() makes the line,
+// called by the join. The access line waits so: a request stores its fields, and a buffer's lines
+// are put together in one loop when it is written.
 import { type DestinationStream, destination } from 'pino'
 
 /** Characters (not bytes: a threshold need not be exact) gathered before they are written. */
 export const logBufferBytes = 4096
 export const logFlushEveryMs = 100
 
+/** A line made when the buffer is written: `toString()` returns it, newline included. */
+export interface DeferredLine {
+  toString(): string
+}
+
 export interface ProcessLogStream extends DestinationStream {
+  /** Queues a line to be made when the buffer is written, counted as `length` characters until then. */
+  writeDeferred(line: DeferredLine, length: number): void
   /** Writes what is waiting, now. */
   flushSync(): void
   /** pino's `logger.flush(callback)`: the same, then the callback. */
@@ -30,7 +41,7 @@ export interface ProcessLogStream extends DestinationStream {
 /** The log destination of `node dist/main.js`; tests build apps that log elsewhere. */
 export function processLogStream(fd = 1): ProcessLogStream {
   const out = destination({ dest: fd, sync: true })
-  let waiting: string[] = []
+  let waiting: (string | DeferredLine)[] = []
   let length = 0
   const flushSync = () => {
     if (waiting.length === 0) return
@@ -45,6 +56,11 @@ export function processLogStream(fd = 1): ProcessLogStream {
     write(line: string) {
       waiting.push(line)
       length += line.length
+      if (length >= logBufferBytes) flushSync()
+    },
+    writeDeferred(line: DeferredLine, characters: number) {
+      waiting.push(line)
+      length += characters
       if (length >= logBufferBytes) flushSync()
     },
     flushSync,

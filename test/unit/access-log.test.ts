@@ -81,6 +81,35 @@ describe('the access log', () => {
     }
   })
 
+  it("leaves the line to be made when the process's log buffer is written, the same bytes", () => {
+    const waiting: { toString(): string }[] = []
+    const written: string[] = []
+    const buffer = {
+      write: (line: string) => written.push(line),
+      writeDeferred: (line: { toString(): string }) => waiting.push(line),
+    }
+    const buffered = serviceLogger({ level: 'info', redact: [], stream: buffer })
+    const direct = serviceLogger({
+      level: 'info',
+      redact: [],
+      stream: { write: (line: string) => written.push(line) },
+    })
+    const line = {
+      requestId: 'request-1',
+      method: 'GET',
+      url: '/events/1?q="caf\u00e9"',
+      remoteAddress: '::1',
+      statusCode: 304,
+      responseTime: 0.41,
+    }
+    buffered.write(line)
+    assert.deepEqual(written, [], 'nothing made on the request path')
+    assert.equal(waiting.length, 1)
+    direct.write(line)
+    const timeless = (text: string) => text.replace(/"time":\d+/, '"time":0')
+    assert.equal(timeless(String(waiting[0])), timeless(written[0] ?? 'none'))
+  })
+
   it("writes the service logger's line directly, byte for byte as pino writes it", async () => {
     // serviceLogger's writer uses pino's public API only; this fails if pino's line ever differs.
     for (const path of [

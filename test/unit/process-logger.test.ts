@@ -61,4 +61,33 @@ describe('the process log stream', () => {
     assert.equal(read(), '{"quiet":true}\n')
     close()
   })
+
+  it('makes a deferred line only when it writes, in order with the others', () => {
+    const { stream, read, close } = logFile('deferred.log')
+    let made = 0
+    const deferred = (n: number) => ({
+      toString() {
+        made++
+        return `{"deferred":${n}}\n`
+      },
+    })
+    stream.write('{"n":1}\n')
+    stream.writeDeferred(deferred(2), 16)
+    stream.write('{"n":3}\n')
+    assert.equal(made, 0)
+    stream.flushSync()
+    assert.equal(made, 1)
+    assert.equal(read(), '{"n":1}\n{"deferred":2}\n{"n":3}\n')
+    close()
+  })
+
+  it('counts a deferred line as the length it is given towards 4 KiB', () => {
+    const { stream, read, close } = logFile('deferred-full.log')
+    const line = { toString: () => 'x\n' }
+    for (let i = 0; i < logBufferBytes / 256 - 1; i++) stream.writeDeferred(line, 256)
+    assert.equal(read(), '')
+    stream.writeDeferred(line, 256)
+    assert.equal(read(), 'x\n'.repeat(logBufferBytes / 256))
+    close()
+  })
 })
