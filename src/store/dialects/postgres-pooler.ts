@@ -20,8 +20,9 @@
 // - No LISTEN: the registration belongs to a server connection the pooler hands to others. The
 //   feed listens on DATABASE_LISTEN_URL, a direct connection; without one it polls.
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely'
-import { type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
+import type { MigrationProvider, MigrationResultSet } from 'kysely/migration'
 import type pg from 'pg'
+import { migratorFor } from '../migrator.ts'
 import type { Database } from '../schema.ts'
 
 export type Pooler = 'none' | 'transaction'
@@ -83,7 +84,7 @@ export async function migrateInTransaction(
     return await db.transaction().execute(async (trx) => {
       // Before Kysely creates its tables, so that two first start-ups do not race to create them.
       await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx)
-      const result = await new Migrator({ db: trx, provider }).migrateToLatest()
+      const result = await migratorFor(trx, provider).migrateToLatest()
       // Thrown to roll the transaction back; handed back as Kysely's result below.
       if (result.error) throw new Failed(result)
       return result

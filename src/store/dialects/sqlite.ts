@@ -5,11 +5,12 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Sqlite from 'better-sqlite3'
 import { Kysely } from 'kysely'
-import { type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
+import type { MigrationProvider, MigrationResultSet } from 'kysely/migration'
 import { DomainError } from '../../domain/errors.ts'
 import type { DialectConnection } from '../dialect-connection.ts'
 import type { Executor } from '../executor.ts'
 import { unknownLocation } from '../location-references.ts'
+import { migratorFor } from '../migrator.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { maxKeptStatements, RetryingSqliteDialect, readNow, StatementCache } from './sqlite-driver.ts'
@@ -160,14 +161,14 @@ async function migrate(
 ): Promise<MigrationResultSet> {
   // The usual case, a schema already up to date, needs only reads: no write lock, so a server
   // still starts while an import holds the lock. (The migrator's own checks still run.)
-  const unlocked = new Migrator({ db, provider })
+  const unlocked = migratorFor(db, provider)
   if ((await unlocked.getMigrations()).every((m) => m.executedAt !== undefined)) {
     return unlocked.migrateToLatest()
   }
   return exclusively(async (conn) => {
     // `conn` is bound to the connection that holds the transaction; the migrator's own
     // conn.connection() calls reuse it.
-    const result = await new Migrator({ db: conn, provider }).migrateToLatest()
+    const result = await migratorFor(conn, provider).migrateToLatest()
     if (result.error === undefined) return result
     // Thrown so that the transaction rolls back, then given back the way Kysely gives it.
     throw new RolledBack(result)
