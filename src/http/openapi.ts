@@ -60,15 +60,9 @@ export function openApiDocument(
   const paths: Record<string, Json> = {}
   for (const { url, resource } of routes) paths[pathTemplate(url)] = pathItem(url, resource, schemaOf)
   Object.assign(paths, extraPaths)
-  const tags = [
-    ...new Set(
-      Object.values(paths)
-        .flatMap(operationsOf)
-        .flatMap((o) => o.tags as string[]),
-    ),
-  ]
-  // Sorted by code units (sort's default): localeCompare would load ICU's collation data, ~2 MiB
-  // of Node's binary resident for the life of the process, to order ASCII names.
+  const operations = Object.values(paths).flatMap(operationsOf)
+  const tags = [...new Set(operations.flatMap((o) => o.tags as string[]))]
+  // sort's code-unit order: localeCompare would load ICU's collation data (store/migrator.ts).
   const schemas = Object.fromEntries([...used.keys()].sort().map((name) => [name, used.get(name)]))
   return withConfiguredLimits(
     {
