@@ -50,5 +50,6 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health/live`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself (no shell in between), and drains.
 STOPSIGNAL SIGTERM
-# A young generation of 2 × 4 MB (docs/operations.md: Running in production, Memory).
-CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1024", "dist/main.js"]
+# A young generation of 2 × 4 MB, a 1 GiB old generation, no Maglev (docs/operations.md: Running in
+# production, Memory).
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1024", "--no-maglev", "dist/main.js"]

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util'
 import { ensureBuild } from './build.ts'
 import { type Database, sqliteDatabases } from './databases.ts'
 import { fillDatabase } from './dataset.ts'
+import { productionNodeFlags } from './node-flags.ts'
 import { freePort, startServer } from './processes.ts'
 import { drawRequest, type RequestPlan, type ScenarioName } from './scenarios.ts'
 
@@ -54,7 +55,6 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 }
 
 const log = (line: string) => console.error(`instructions: ${line}`)
-const productionNodeFlags = ['--max-semi-space-size=4', '--max-old-space-size=1024']
 
 ensureBuild()
 const factory = sqliteDatabases()

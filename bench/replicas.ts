@@ -12,6 +12,7 @@ import pg from 'pg'
 import { startReplicatedPair } from '../test/support/clusters.ts'
 import { ensureBuild } from './build.ts'
 import { fillDatabase } from './dataset.ts'
+import { productionNodeFlags } from './node-flags.ts'
 import { freePort, type RunningServer, startLoadDriver, startServer } from './processes.ts'
 import type { RequestPlan, ScenarioName } from './scenarios.ts'
 
@@ -62,7 +63,7 @@ try {
     const port = await freePort()
     return startServer(
       name,
-      [process.execPath, '--max-semi-space-size=4', '--max-old-space-size=1024', 'dist/main.js'],
+      [process.execPath, ...productionNodeFlags, 'dist/main.js'],
       {
         ...process.env,
         DATABASE_URL: primaryUrl,

@@ -8,6 +8,7 @@ import { type DatabaseFactory, postgresDatabases, sqliteDatabases } from './data
 import { type Credentials, fillDatabase } from './dataset.ts'
 import type { LoadRun } from './load-driver.ts'
 import { findNginx, nginxAddress, startNginx } from './nginx.ts'
+import { productionNodeFlags, serviceNodeFlags } from './node-flags.ts'
 import { type Options, parseOptions, usage } from './options.ts'
 import { choosePinning, type Pinning } from './pinning.ts'
 import {
@@ -44,11 +45,6 @@ interface Pair {
 }
 
 const cleanups: (() => Promise<void>)[] = []
-/**
- * The Node.js flags of the production command (README, Running in production), given to the
- * baseline too so that both run on the same runtime settings.
- */
-const productionNodeFlags = ['--max-semi-space-size=4', '--max-old-space-size=1024']
 /** How long a run's leftover statements may go on before they are cancelled (Pair.settle). */
 const settleWaitMs = 30_000
 async function cleanUp() {
@@ -76,7 +72,7 @@ async function startPair(
   const servers = await Promise.allSettled([
     startServer(
       'service',
-      pinning.server([process.execPath, ...productionNodeFlags, 'dist/main.js']),
+      pinning.server([process.execPath, ...serviceNodeFlags, 'dist/main.js']),
       {
         ...process.env,
         DATABASE_URL: database.url,
