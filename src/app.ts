@@ -9,11 +9,13 @@ import { mediaTypes } from './contract/media-types.ts'
 import { parseDateTime } from './domain/dates.ts'
 import { DomainError, echo } from './domain/errors.ts'
 import { AccessLog, requestLogger, serviceLogger } from './http/access-log.ts'
+import { answerFields } from './http/answer-fields.ts'
+import { registerAnswerSteps } from './http/answer-steps.ts'
 import { registerApiDocs } from './http/api-docs.ts'
 import { authenticator, basicScheme } from './http/authenticate.ts'
 import { hasContent, registerBodyParsers } from './http/body.ts'
 import { clientErrorHandler } from './http/client-errors.ts'
-import { registerCompression } from './http/compression.ts'
+import { compressing } from './http/compression.ts'
 import { type GuardClock, guardConnections } from './http/connection-guard.ts'
 import { registerCors } from './http/cors.ts'
 import { changeFeed } from './http/event-feed.ts'
@@ -152,7 +154,7 @@ export function buildApp({
   // First, so that CORS headers reach every answer, 401 and 406 included (http/cors.ts).
   registerCors(app, config.corsOrigins)
   // Link and Location at the proxy's public address, prefix included (http/forwarded.ts).
-  registerForwarded(app, trust)
+  const forwardedFields = registerForwarded(app, trust)
   // Malformed percent-encoding anywhere in the target: 400 (http/percent-encoding.ts).
   registerPercentEncodingCheck(app)
   registerBodyParsers(app, [
@@ -184,54 +186,21 @@ export function buildApp({
   // (http/rate-limit.ts).
   const counters = rateLimitCounters(app, config, rateLimitKeyPrefix)
   const limit = rateLimiter({ reads: config.rateLimitReads, writes: config.rateLimitWrites, counters })
-  const authenticate = authenticator([basicScheme(verifier), ...signatures])
+  const authenticate = authenticator([basicScheme(verifier), ...signatures.schemes])
   registerPipeline(app, {
     authenticate,
     limit,
     bodySteps: [requireCheckedBody],
   })
 
-  // A response finished during a drain closes its connection, so a keep-alive client does not hold
-  // the exit up until its idle timeout (Fastify does this only for requests that arrive later).
-  let draining = false
-  const varyFields = config.corsOrigins.length > 0 ? ['Accept', 'Origin'] : ['Accept']
-  const varyValue = varyFields.join(', ')
-  app.addHook('preClose', async () => {
-    draining = true
-  })
-
-  // A callback, not an async function: it runs for every response.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.headers(everyAnswer)
-    reply.header('x-request-id', request.id)
-    if (draining) reply.header('connection', 'close')
-    // HTTP/2 has no Connection field (RFC 9113 §8.2.2; its sessions close with GOAWAY), whoever set
-    // it here (a drain, a refused body, a feed; Fastify itself after a body error).
-    if (request.raw.httpVersionMajor === 2) reply.removeHeader('connection')
-    // JSON types define no charset parameter (RFC 8259 §11) and the contract wants the exact
-    // type, but Fastify appends one to every JSON-like type.
-    const type = reply.getHeader('content-type')
-    if (typeof type === 'string' && type.endsWith('json; charset=utf-8')) {
-      reply.header('content-type', type.slice(0, -'; charset=utf-8'.length))
-    }
-    // Every representation is chosen by Accept (CONTRACT.md §1), errors included; with CORS on,
-    // the CORS fields depend on Origin (Fetch standard, "CORS protocol and HTTP caches"). Added
-    // here, after problems.ts may have replaced the field.
-    const vary = reply.getHeader('vary')
-    if (vary === undefined) reply.header('vary', varyValue)
-    else {
-      for (const field of varyFields) {
-        const current = reply.getHeader('vary')
-        const named = typeof current === 'string' ? current.toLowerCase().split(',') : []
-        if (!named.some((token) => token.trim() === field.toLowerCase())) {
-          reply.header('vary', typeof current === 'string' && current !== '' ? `${current}, ${field}` : field)
-        }
-      }
-    }
-    done(null, payload)
-  })
-  // After the hooks above, so that it codes the final body and sees the final ETag and Vary.
-  if (config.compression) registerCompression(app)
+  // The last rules of every answer, one onSend hook, in this order (http/answer-steps.ts).
+  registerAnswerSteps(app, [
+    forwardedFields,
+    signatures.challenges,
+    answerFields(app, { constant: everyAnswer, cors: config.corsOrigins.length > 0 }),
+    // Last, so that it codes the final body and sees the final ETag and Vary.
+    config.compression ? compressing : undefined,
+  ])
 
   app.setErrorHandler((error, request, reply) => {
     // Refused before its body was read (401, 406, 415…): the rest of the body may never come, so

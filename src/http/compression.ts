@@ -20,8 +20,9 @@
 // - Coding runs synchronously on the event loop: for bodies this size (at most a page of
 //   MAX_PER_PAGE) a zlib thread's hand-over costs about as much as the coding itself.
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import { codedEtag } from '../domain/etag.ts'
+import type { AnswerStep } from './answer-steps.ts'
 
 export type Coding = 'br' | 'gzip'
 
@@ -118,48 +119,37 @@ function addVary(reply: FastifyReply): void {
   if (lastVaried !== undefined) reply.header('vary', lastVaried)
 }
 
-/**
- * Codes the answers of `app` (an onSend hook registered after every other that changes a
- * payload, so it codes the final body).
- */
-export function registerCompression(app: FastifyInstance): void {
-  // A callback, not an async function: it runs for every response.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const bytes = typeof payload === 'string' || Buffer.isBuffer(payload)
-    const status = reply.statusCode
-    // A stream (the change feed) is never coded, so it does not vary with Accept-Encoding either.
-    if ((!bytes && payload != null) || status === 204 || !codable(reply.getHeader('content-type'))) {
-      return done(null, payload)
+/** Codes an answer's body when the client takes a coding (an answer step: answer-steps.ts, run last). */
+export const compressing: AnswerStep = (request, reply, payload) => {
+  const bytes = typeof payload === 'string' || Buffer.isBuffer(payload)
+  const status = reply.statusCode
+  // A stream (the change feed) is never coded, so it does not vary with Accept-Encoding either.
+  if ((!bytes && payload != null) || status === 204 || !codable(reply.getHeader('content-type'))) {
+    return payload
+  }
+  addVary(reply)
+  const coding = preferredCoding(request.headers['accept-encoding'])
+  if (coding === undefined) return payload
+  const etag = reply.getHeader('etag')
+  if (noBody(status)) {
+    // RFC 9110 §15.4.5: a 304 carries the ETag the 200 would have. Which one that is depends on
+    // the body's size, which a 304 does not have: the client's own tag says what it holds.
+    if (status === 304 && typeof etag === 'string') {
+      const coded = codedEtag(etag, coding)
+      if (request.headers['if-none-match']?.includes(coded)) reply.header('etag', coded)
     }
-    addVary(reply)
-    const coding = preferredCoding(request.headers['accept-encoding'])
-    if (coding === undefined) return done(null, payload)
-    const etag = reply.getHeader('etag')
-    if (noBody(status)) {
-      // RFC 9110 §15.4.5: a 304 carries the ETag the 200 would have. Which one that is depends on
-      // the body's size, which a 304 does not have: the client's own tag says what it holds.
-      if (status === 304 && typeof etag === 'string') {
-        const coded = codedEtag(etag, coding)
-        if (request.headers['if-none-match']?.includes(coded)) reply.header('etag', coded)
-      }
-      return done(null, payload)
-    }
-    // A string of fewer than a third of minimumBytes UTF-16 units is under it in UTF-8 too: a
-    // single event (~250 bytes), the commonest answer, is not measured.
-    if (typeof payload === 'string' && payload.length * 3 < minimumBytes) return done(null, payload)
-    if (!bytes || reply.hasHeader('content-encoding')) return done(null, payload)
-    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
-    if (size < minimumBytes) return done(null, payload)
-    let body: Buffer
-    try {
-      body = encode(payload, coding)
-    } catch (error) {
-      return done(error as Error)
-    }
-    reply.header('content-encoding', coding)
-    if (typeof etag === 'string') reply.header('etag', codedEtag(etag, coding))
-    // Fastify measures the coded body; a length set for the identity body would be wrong.
-    reply.removeHeader('content-length')
-    done(null, body)
-  })
+    return payload
+  }
+  // A string of fewer than a third of minimumBytes UTF-16 units is under it in UTF-8 too: a
+  // single event (~250 bytes), the commonest answer, is not measured.
+  if (typeof payload === 'string' && payload.length * 3 < minimumBytes) return payload
+  if (!bytes || reply.hasHeader('content-encoding')) return payload
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
+  if (size < minimumBytes) return payload
+  const body = encode(payload, coding)
+  reply.header('content-encoding', coding)
+  if (typeof etag === 'string') reply.header('etag', codedEtag(etag, coding))
+  // Fastify measures the coded body; a length set for the identity body would be wrong.
+  reply.removeHeader('content-length')
+  return body
 }

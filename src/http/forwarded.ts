@@ -8,6 +8,7 @@ import { isIPv6 } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TrustProxy } from '../config.ts'
+import type { AnswerStep } from './answer-steps.ts'
 
 /** Whether the address `hop` steps from the service is a proxy whose X-Forwarded-* fields count. */
 export type TrustFunction = (address: string, hop: number) => boolean
@@ -152,11 +153,14 @@ export function rebaseLinkField(value: string, base: string): string {
 }
 
 /**
- * Gives every request `externalUrl(path)` and, when some proxy is trusted, rewrites the Link and
- * Location fields of responses to requests that came through one. With `trust` undefined nothing
- * observable changes.
+ * Gives every request `externalUrl(path)` and, when some proxy is trusted, answers the step
+ * (answer-steps.ts) that rewrites the Link and Location fields of responses to requests that came
+ * through one. With `trust` undefined nothing observable changes.
  */
-export function registerForwarded(app: FastifyInstance, trust: TrustFunction | undefined): void {
+export function registerForwarded(
+  app: FastifyInstance,
+  trust: TrustFunction | undefined,
+): AnswerStep | undefined {
   const baseOf = (request: FastifyRequest): string | undefined => {
     const socket = request.raw.socket
     // As Fastify decides for X-Forwarded-Host and -Proto: only the immediate peer's word counts.
@@ -171,16 +175,16 @@ export function registerForwarded(app: FastifyInstance, trust: TrustFunction | u
     const base = baseOf(this)
     return base === undefined ? path : rebaseLocation(path, base)
   })
-  if (!trust) return
+  if (!trust) return undefined
 
-  // A callback, not an async function: it runs for every response. Most answers (an event, a 304,
-  // a problem) carry neither field, and their base is never worked out.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // It runs for every response. Most answers (an event, a 304, a problem) carry neither field, and
+  // their base is never worked out.
+  return (request, reply, payload) => {
     const location = reply.getHeader('location')
     const link = reply.getHeader('link')
-    if (location === undefined && link === undefined) return done(null, payload)
+    if (location === undefined && link === undefined) return payload
     const base = baseOf(request)
-    if (base === undefined) return done(null, payload)
+    if (base === undefined) return payload
     if (typeof location === 'string') reply.header('location', rebaseLocation(location, base))
     if (typeof link === 'string') reply.header('link', rebaseLinkField(link, base))
     else if (Array.isArray(link))
@@ -188,6 +192,6 @@ export function registerForwarded(app: FastifyInstance, trust: TrustFunction | u
         'link',
         link.map((value) => rebaseLinkField(value, base)),
       )
-    done(null, payload)
-  })
+    return payload
+  }
 }

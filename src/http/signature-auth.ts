@@ -31,6 +31,7 @@ import {
 import { DomainError } from '../domain/errors.ts'
 import type { User } from '../domain/types.ts'
 import type { EventStore } from '../store/event-store.ts'
+import type { AnswerStep } from './answer-steps.ts'
 import { basicChallenge } from './authenticate.ts'
 import { hasContent } from './body.ts'
 import { lastValue, parseHost, parsePrefix, parseProto, type TrustFunction } from './forwarded.ts'
@@ -69,21 +70,28 @@ export const signatureChallenge = `Signature realm="events", tag="${signatureTag
  * body against the signed digest (signed-body.ts, called by the body parser with the bytes) and
  * Accept-Signature (RFC 9421 §5.1) on every 401. None when signing is off.
  */
-export function registerSignatures(app: FastifyInstance, settings: SignatureSettings): SignatureScheme[] {
+export function registerSignatures(
+  app: FastifyInstance,
+  settings: SignatureSettings,
+): {
+  readonly schemes: SignatureScheme[]
+  /** The step (answer-steps.ts) that puts both challenges and Accept-Signature on every 401. */
+  readonly challenges?: AnswerStep
+} {
   const encryptionKey =
     settings.keyEncryptionKey === undefined ? undefined : keyBytes(settings.keyEncryptionKey)
   app.decorateRequest('signedBodyDigest', null)
   app.decorateRequest('signatureFailed', null)
   app.decorateRequest('unspentNonce', null)
-  if (!encryptionKey) return [signingOff]
+  if (!encryptionKey) return { schemes: [signingOff] }
   const { attempts, store } = settings
   const now = settings.now ?? Date.now
   const keys = new RememberedKeys(settings.rememberKeysMs ?? 0, now)
   // A KeyObject, made once: the cheaper form on every request (auth/api-key-secrets.ts openSecret).
   const verifying = { store, encryptionKey: createSecretKey(encryptionKey), now, keys }
 
-  // A callback, not an async function: it runs for every request and mostly does nothing.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // It runs for every answer and mostly does nothing.
+  const challenges: AnswerStep = (request, reply, payload) => {
     if (reply.statusCode === 401) {
       // A body that did not match its digest is refused by the parser, where no scheme sets the challenges.
       if (!reply.hasHeader('www-authenticate')) {
@@ -91,20 +99,19 @@ export function registerSignatures(app: FastifyInstance, settings: SignatureSett
       }
       reply.header('accept-signature', acceptSignature(hasContent(request), carriedFields(request)))
     }
-    done(null, payload)
-  })
+    return payload
+  }
 
-  return [
-    {
-      challenge: signatureChallenge,
-      identify(request, deferrable = false) {
-        const signatureInput = request.headers['signature-input']
-        const signature = request.headers.signature
-        if (signatureInput === undefined && signature === undefined) return undefined
-        return verified(request, signatureInput, signature, deferrable)
-      },
+  const scheme: SignatureScheme = {
+    challenge: signatureChallenge,
+    identify(request, deferrable = false) {
+      const signatureInput = request.headers['signature-input']
+      const signature = request.headers.signature
+      if (signatureInput === undefined && signature === undefined) return undefined
+      return verified(request, signatureInput, signature, deferrable)
     },
-  ]
+  }
+  return { schemes: [scheme], challenges }
 
   async function verified(
     request: FastifyRequest,

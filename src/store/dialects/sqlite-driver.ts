@@ -106,13 +106,16 @@ class RetryingSqliteDriver extends SqliteDriver {
 export const maxKeptStatements = 256
 
 /**
- * better-sqlite3 statements by SQL text, least recently used dropped first. A kept statement stays
- * valid across schema changes: SQLite re-prepares it when the schema it was built on has changed.
- * Only one statement runs at a time on the connection (Kysely's mutex), and `all`/`run` finish
- * before returning, so one statement object is never in use twice at once.
+ * better-sqlite3 statements by SQL text, at most `max`; past it, one that has not been used since
+ * it was last passed over goes (the "second chance" approximation of least recently used). A hit
+ * only marks its statement used: moving it to the back of the map on every read, as an exact LRU
+ * order needs, cost a delete and an insert on each hot read. A kept statement stays valid across
+ * schema changes: SQLite re-prepares it when the schema it was built on has changed. Only one
+ * statement runs at a time on the connection (Kysely's mutex), and `all`/`run` finish before
+ * returning, so one statement object is never in use twice at once.
  */
 export class StatementCache {
-  readonly #kept = new Map<string, Sqlite.Statement>()
+  readonly #kept = new Map<string, { readonly statement: Sqlite.Statement; used: boolean }>()
   constructor(
     private readonly database: Sqlite.Database,
     private readonly max: number,
@@ -121,17 +124,23 @@ export class StatementCache {
   get(sql: string): Sqlite.Statement {
     const kept = this.#kept.get(sql)
     if (kept) {
-      // Map order is insertion order: re-inserting marks it most recently used.
-      this.#kept.delete(sql)
-      this.#kept.set(sql, kept)
-      return kept
+      kept.used = true
+      return kept.statement
     }
     const statement = this.database.prepare(sql)
-    this.#kept.set(sql, statement)
-    if (this.#kept.size > this.max) {
-      const oldest = this.#kept.keys().next().value
-      if (oldest !== undefined) this.#kept.delete(oldest)
-    }
+    if (this.#kept.size >= this.max) this.#dropOne()
+    this.#kept.set(sql, { statement, used: false })
     return statement
+  }
+
+  /** Drops the oldest statement unused since it was last passed over; used ones go to the back, unmarked. */
+  #dropOne(): void {
+    // Map iteration also visits what is re-inserted during it, each unmarked: it ends within two rounds.
+    for (const [sql, kept] of this.#kept) {
+      this.#kept.delete(sql)
+      if (!kept.used) return
+      kept.used = false
+      this.#kept.set(sql, kept)
+    }
   }
 }
