@@ -6,7 +6,7 @@
 // manager). A copy of the database alone gives neither the secrets nor a way to sign. The key id is
 // the associated data, so a sealed secret copied onto another key's row does not open there, and
 // GCM's tag makes any change to a sealed value fail to open rather than yield another secret.
-import { createCipheriv, createDecipheriv, type KeyObject, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
 
 /** `k_` and 16 base64url characters (96 random bits): public, names the key in `keyid`. */
 export const newKeyId = (): string => `k_${randomBytes(12).toString('base64url')}`
@@ -40,15 +40,37 @@ export function sealSecret(secret: string, keyId: string, encryptionKey: Buffer)
 }
 
 /**
- * The secret, or undefined when `sealed` does not open under this key and key id. On every signed
- * request: give the key as a KeyObject (crypto.createSecretKey), which Node 24 takes at once,
- * where it spends ~15 µs checking a Buffer before each use (measured).
+ * The secret, or undefined when `sealed` does not open under this key and key id. Give the key
+ * as a KeyObject (crypto.createSecretKey), which Node 24 takes at once, where it spends ~15 µs
+ * checking a Buffer before each use (measured).
  */
 export function openSecret(
   sealed: string,
   keyId: string,
   encryptionKey: Buffer | KeyObject,
 ): string | undefined {
+  return openedBytes(sealed, keyId, encryptionKey)?.toString('utf8')
+}
+
+/**
+ * The HMAC key of a sealed secret (its ASCII bytes), or undefined when it does not open: what a
+ * signed request is verified with. The secret never becomes a JavaScript string: its bytes are
+ * copied into a KeyObject, whose key material is kept outside the JavaScript heap, and the opened
+ * buffer is overwritten.
+ */
+export function openSigningKey(
+  sealed: string,
+  keyId: string,
+  encryptionKey: Buffer | KeyObject,
+): KeyObject | undefined {
+  const bytes = openedBytes(sealed, keyId, encryptionKey)
+  if (!bytes) return undefined
+  const key = createSecretKey(bytes)
+  bytes.fill(0)
+  return key
+}
+
+function openedBytes(sealed: string, keyId: string, encryptionKey: Buffer | KeyObject): Buffer | undefined {
   if (!sealed.startsWith(`${version}.`)) return undefined
   const bytes = Buffer.from(sealed.slice(version.length + 1), 'base64url')
   if (bytes.length <= ivBytes + tagBytes) return undefined
@@ -58,11 +80,10 @@ export function openSecret(
     })
     decipher.setAAD(Buffer.from(keyId, 'utf8'))
     decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes))
-    const plain = Buffer.concat([
+    return Buffer.concat([
       decipher.update(bytes.subarray(ivBytes, bytes.length - tagBytes)),
       decipher.final(),
     ])
-    return plain.toString('utf8')
   } catch {
     return undefined // wrong key, wrong key id, or altered
   }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
 import {
   keyIdSyntax,
   newKeyId,
   newKeySecret,
   openSecret,
+  openSigningKey,
   sealSecret,
 } from '../../src/auth/api-key-secrets.ts'
 
@@ -29,5 +30,19 @@ describe('API key secrets', () => {
     assert.equal(openSecret(sealed, 'k_AAAAAAAAAAAAAAAA', key), secret)
     assert.equal(openSecret(sealed, 'k_BBBBBBBBBBBBBBBB', key), undefined)
     assert.equal(openSecret(sealed, 'k_AAAAAAAAAAAAAAAA', randomBytes(32)), undefined)
+  })
+  it("open as an HMAC key of the secret's ASCII bytes, under the same key and key id only", () => {
+    const key = randomBytes(32)
+    const secret = newKeySecret()
+    const sealed = sealSecret(secret, 'k_AAAAAAAAAAAAAAAA', key)
+    const signingKey = openSigningKey(sealed, 'k_AAAAAAAAAAAAAAAA', key)
+    assert.ok(signingKey)
+    assert.deepEqual(
+      createHmac('sha256', signingKey).update('base').digest(),
+      createHmac('sha256', Buffer.from(secret, 'latin1')).update('base').digest(),
+    )
+    assert.equal(openSigningKey(sealed, 'k_BBBBBBBBBBBBBBBB', key), undefined)
+    assert.equal(openSigningKey(sealed, 'k_AAAAAAAAAAAAAAAA', randomBytes(32)), undefined)
+    assert.equal(openSigningKey(`${sealed.slice(0, -2)}AA`, 'k_AAAAAAAAAAAAAAAA', key), undefined)
   })
 })

@@ -163,13 +163,22 @@ describe('verifySignature', () => {
     const second = await verifySignature(message(), deps, true)
     assert.equal(second.ok && second.unspent?.sealedSecret, key.sealedSecret)
     assert.deepEqual(store.calls, { find: 1, remember: 0 }, 'remembered: no lookup, no nonce spent')
+    // Remembered with its secret opened: no KEY_ENCRYPTION_KEY is needed to verify it again.
+    const unopenable = { ...deps, encryptionKey: randomBytes(32) }
+    assert.equal((await verifySignature(message(), unopenable, true)).ok, true)
+    assert.equal(
+      ((await verifySignature(message(), unopenable)) as { rule?: string }).rule,
+      'the stored secret does not open under KEY_ENCRYPTION_KEY',
+      'looked up (not deferrable): opened anew',
+    )
+    assert.deepEqual(store.calls, { find: 2, remember: 0 })
     // A wrong signature costs the lookup it costs without the memory (its time tells nothing).
     const forged = await verifySignature(message({ secret: newKeySecret() }), deps, true)
     assert.equal(forged.ok ? undefined : forged.rule, 'the signature does not match')
-    assert.deepEqual(store.calls, { find: 2, remember: 0 })
+    assert.deepEqual(store.calls, { find: 3, remember: 0 })
     // Not deferrable (a read, a POST): looked up and spent as ever.
     assert.equal((await verifySignature(message(), deps)).ok, true)
-    assert.deepEqual(store.calls, { find: 3, remember: 1 })
+    assert.deepEqual(store.calls, { find: 4, remember: 1 })
     // A reader's key is never remembered, and spends its nonce at once.
     const readerStore = fakeStore({ ...key, role: 'reader' })
     const reader = { ...deps, store: readerStore, keys: new RememberedKeys(60_000, () => nowMs) }
