@@ -14,7 +14,7 @@ export interface Options {
   /** Measured runs per scenario and server, alternating service and baseline; medians reported. */
   readonly rounds: number
   readonly requests: number | undefined
-  readonly warmup: { readonly seconds: number } | { readonly requests: number }
+  readonly warmup: Warmup
   readonly connections: number
   /** What makes the load: wrk where installed (auto), or the one named. */
   readonly load: LoadGenerator | 'auto'
@@ -28,6 +28,16 @@ export interface Options {
   readonly compare: readonly [string, string] | undefined
 }
 
+/**
+ * Before each measured run: `seconds` of load, or `requests` (smoke). Before a scenario's first
+ * measured run on each server, the warm-up goes on until `firstRequests` have been answered, for
+ * at most `firstMaxSeconds` in all: a path is measured once V8 has compiled it, as it runs in a
+ * service that has been up for a while, not while it is still being compiled.
+ */
+export type Warmup =
+  | { readonly seconds: number; readonly firstRequests: number; readonly firstMaxSeconds: number }
+  | { readonly requests: number }
+
 export const usage = `Usage: npm run bench -- [options]
   --store sqlite|postgres   the store (default sqlite)
   --database-url URL        PostgreSQL server to make a database on
@@ -35,6 +45,8 @@ export const usage = `Usage: npm run bench -- [options]
   --events N                events in the database (default 10000)
   --duration S              seconds per measured run (default 10)
   --warmup S                seconds of warm-up before each run (default 2)
+  --warmup-requests N       before a scenario's first run on each server, warm up until N
+                            requests are answered, at most 30 s (default 10000; 0: seconds only)
   --rounds N                measure each scenario N times, service and baseline in turn, and
                             report the medians (default 1; 3 or 5 on a noisy machine)
   --connections N           concurrent connections (default 10)
@@ -81,6 +93,7 @@ export function parseOptions(argv: string[]): Options {
       events: { type: 'string' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
+      'warmup-requests': { type: 'string', default: '10000' },
       rounds: { type: 'string', default: '1' },
       connections: { type: 'string', default: '10' },
       load: { type: 'string', default: 'auto' },
@@ -104,6 +117,12 @@ export function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`)
     return value
   }
+  const wholeNumber = (name: string, text: string) => {
+    const value = Number(text)
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new Error(`--${name} must be a whole number, 0 or more`)
+    return value
+  }
   if (values.store !== 'sqlite' && values.store !== 'postgres')
     throw new Error('--store must be sqlite or postgres')
   const smoke = values.smoke
@@ -123,7 +142,13 @@ export function parseOptions(argv: string[]): Options {
     duration: smoke ? undefined : number('duration', values.duration, 10),
     rounds: Math.floor(number('rounds', values.rounds, 1)),
     requests: smoke ? 200 : undefined,
-    warmup: smoke ? { requests: 30 } : { seconds: number('warmup', values.warmup, 2) },
+    warmup: smoke
+      ? { requests: 30 }
+      : {
+          seconds: number('warmup', values.warmup, 2),
+          firstRequests: wholeNumber('warmup-requests', values['warmup-requests']),
+          firstMaxSeconds: 30,
+        },
     connections: Math.floor(number('connections', values.connections, 10)),
     load,
     // The smoke run checks the growth runs work too, on sizes that import in a second.

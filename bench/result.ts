@@ -1,5 +1,6 @@
 // The shape of a result file (bench/results/*.json), written by run.ts and read by --compare.
 import type { LoadFigures } from './load-driver.ts'
+import type { Warmup } from './options.ts'
 import type { ScenarioName } from './scenarios.ts'
 import type { Verification } from './verify.ts'
 
@@ -63,6 +64,8 @@ export interface BenchResult {
     readonly rounds?: number
     /** The --load option (absent in results from before wrk: autocannon). */
     readonly load?: string
+    /** The warm-up before each measured run (options.ts Warmup; absent in older results). */
+    readonly warmup?: Warmup
   }
   readonly pinning: string
   readonly peakRss: string

@@ -1,4 +1,6 @@
 // A result as a Markdown table, for the terminal and for bench/results/*.md.
+
+import type { Warmup } from '../options.ts'
 import type { BenchResult, Measured, ScenarioResult } from '../result.ts'
 
 const int = (n: number) => Math.round(n).toLocaleString('en')
@@ -49,6 +51,7 @@ export function markdown(result: BenchResult): string {
     '',
     `- store: ${result.store}, ${int(result.events)} events${result.smoke ? ' (smoke run: the figures mean nothing)' : ''}`,
     `- each run: ${result.run.seconds !== undefined ? `${result.run.seconds} s` : `${result.run.requests} requests`}, ${result.run.connections} connections (${loadGenerators(result)}, in a process of its own)`,
+    ...(result.run.warmup ? [`- warm-up: ${warmupText(result.run.warmup)}`] : []),
     ...((result.run.rounds ?? 1) > 1
       ? [
           `- ${result.run.rounds} rounds per scenario, service and baseline in turn: req/s and latencies of the median round, the ratio the median of the rounds' ratios (lowest–highest round in brackets), errors and peak RSS over all rounds`,
@@ -89,4 +92,13 @@ export function markdown(result: BenchResult): string {
     '',
   )
   return lines.join('\n')
+}
+
+function warmupText(warmup: Warmup): string {
+  if ('requests' in warmup) return `${warmup.requests} requests before each run`
+  const first =
+    warmup.firstRequests > 0
+      ? `, and before a scenario's first run on each server until ${int(warmup.firstRequests)} requests are answered (at most ${warmup.firstMaxSeconds} s)`
+      : ''
+  return `${warmup.seconds} s before each run${first}`
 }
