@@ -21,7 +21,7 @@
 // `RateLimit: "reads";r=1187;t=42` the requests left and the seconds until the window ends. Past
 // the quota the answer is 429 with Retry-After equal to t (RFC 6585 §4; the draft's Retry-After and
 // t "SHOULD reference the same point in time").
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addressBlock } from '../auth/failed-attempts.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -110,7 +110,7 @@ export function rateLimiter(limits: RateLimits): RateLimiter | undefined {
     } else {
       if (limits.writes === 0 || !request.principal) return null
       // A digest keeps user names out of a shared store, and keys short.
-      counted = count('writes', createHash('sha256').update(request.principal.name).digest('base64url'))
+      counted = count('writes', hash('sha256', request.principal.name, 'base64url'))
     }
     if (!(counted instanceof Promise)) return judged(reply, counted)
     return counted.then((verdict) => judged(reply, verdict))

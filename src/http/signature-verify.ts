@@ -8,7 +8,6 @@ import {
   type Item,
   type Parameters,
   parseDictionary,
-  serializeInnerList,
 } from 'structured-headers'
 import { keyIdSyntax, openSigningKey } from '../auth/api-key-secrets.ts'
 import type { RememberedKeys } from '../auth/remembered-keys.ts'
@@ -22,6 +21,8 @@ import {
   nonceSyntax,
   type ProtectedField,
   protectedFields,
+  type SignatureParameter,
+  serializeSignatureParams,
   signatureAlgorithm,
   signatureBase,
   signatureTags,
@@ -140,7 +141,7 @@ export async function verifySignature(
 
   const parameters = checkParameters(params, deps.now())
   if (typeof parameters === 'string') return refuse(parameters)
-  const { keyId, nonce } = parameters
+  const { keyId, nonce, signed: signedParameters } = parameters
 
   let bodyDigest: Buffer | undefined
   if (message.hasBody) {
@@ -172,8 +173,10 @@ export async function verifySignature(
     ...Object.fromEntries(carried.map((field) => [field, message.fields?.[field]?.trim()])),
   }
   const components: CoveredComponent[] = expected.map((name) => ({ name, value: values[name] ?? '' }))
-  // RFC 9421 §2.3: @signature-params is the serialisation of the parsed Signature-Input member.
-  const base = signatureBase(components, serializeInnerList(input))
+  // RFC 9421 §2.3: @signature-params is the serialisation of the parsed Signature-Input member,
+  // here by the profile's own serializer, the one the signing side uses: the member holds exactly
+  // the expected component names and parameters that are strings or integers (checked above).
+  const base = signatureBase(components, serializeSignatureParams(expected, signedParameters))
   const computed = createHmac('sha256', signingKey).update(base, 'utf8').digest()
   const received = Buffer.from(signed[0] as ArrayBuffer)
   if (received.length !== computed.length || !timingSafeEqual(received, computed)) {
@@ -201,8 +204,11 @@ function isInnerList(member: Item | InnerList): member is InnerList {
   return Array.isArray(member[0])
 }
 
-/** The parameters of the profile, or which rule they break. */
-function checkParameters(params: Parameters, nowMs: number): { keyId: string; nonce: string } | string {
+/** The parameters of the profile, in the order sent, or which rule they break. */
+function checkParameters(
+  params: Parameters,
+  nowMs: number,
+): { keyId: string; nonce: string; signed: SignatureParameter[] } | string {
   for (const name of params.keys()) {
     if (!allowedParameters.has(name)) return `unexpected parameter "${name}"`
   }
@@ -220,7 +226,12 @@ function checkParameters(params: Parameters, nowMs: number): { keyId: string; no
   const now = nowMs / 1000
   if (created < now - maxSignatureAgeSeconds) return `created is more than ${maxSignatureAgeSeconds} s old`
   if (created > now + maxClockSkewSeconds) return `created is more than ${maxClockSkewSeconds} s ahead`
-  return { keyId, nonce }
+  // Every parameter allowed is now known to be a string or an integer; one that were neither
+  // would be left out, and the signature would then not match.
+  const signed = [...params].flatMap(([name, value]): SignatureParameter[] =>
+    typeof value === 'string' || typeof value === 'number' ? [[name, value]] : [],
+  )
+  return { keyId, nonce, signed }
 }
 
 /** The 32 bytes of the `sha-256` member of a Content-Digest field (RFC 9530 §2). */

@@ -1,6 +1,6 @@
 // The body of a signed request against the Content-Digest its signature covers (RFC 9530 §2).
 // Apart from signature-auth.ts so that the body parser (body.ts) needs nothing else of the scheme.
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest, preValidationHookHandler } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 
@@ -25,7 +25,7 @@ export function checkSignedBody(request: FastifyRequest, bytes: Buffer): void {
   const expected = request.signedBodyDigest
   if (!expected) return
   request.signedBodyDigest = null
-  const actual = createHash('sha256').update(bytes).digest()
+  const actual = hash('sha256', bytes, 'buffer')
   if (!timingSafeEqual(actual, expected)) {
     request.log.info({ rule: 'Content-Digest does not match the body' }, 'request signature refused')
     request.signatureFailed?.()

@@ -88,6 +88,26 @@ describe('verifySignature', () => {
     assert.deepEqual(store.calls, { find: 1, remember: 1 })
   })
 
+  it('signs @signature-params in its RFC 8941 form, however the member was spaced', async () => {
+    // The signer serialises the canonical form; spaces RFC 8941 allows inside the inner list and
+    // after each ";" change nothing the signature covers.
+    const signed = message()
+    const spaced = signed.signatureInput
+      .replace('=(', '=( ')
+      .replace(' ', '  ')
+      .replace(')', ' )')
+      .replaceAll(';', '; ')
+    assert.notEqual(spaced, signed.signatureInput)
+    assert.equal((await verdictOf({ ...signed, signatureInput: spaced })).ok, true)
+    // The same member with a parameter's value changed is another signature.
+    const altered = signed.signatureInput.replace(
+      /created=(\d+)/,
+      (_, n: string) => `created=${Number(n) - 1}`,
+    )
+    const verdict = await verdictOf({ ...signed, signatureInput: altered })
+    assert.deepEqual(verdict.ok ? undefined : verdict.rule, 'the signature does not match')
+  })
+
   const cases: [string, SignedMessage, string][] = [
     ['a stale created', message({ created: nowMs / 1000 - 301 }), 'created is more than 300 s old'],
     ['a future created', message({ created: nowMs / 1000 + 61 }), 'created is more than 60 s ahead'],
