@@ -105,7 +105,7 @@ export async function verifySignature(
     return refuse('Signature-Input or Signature is not an RFC 8941 dictionary')
   }
   if (inputs.size !== 1 || signatures.size !== 1) return refuse('not exactly one signature')
-  const [[label, input]] = [...inputs] as [[string, Item | InnerList]]
+  const [label, input] = inputs.entries().next().value as [string, Item | InnerList]
   const signed = signatures.get(label)
   if (!signed) return refuse(`Signature has no member "${label}"`)
   if (!isInnerList(input)) return refuse('the Signature-Input member is not an inner list')
@@ -124,10 +124,10 @@ export async function verifySignature(
     return refuse(detail, undefined, detail)
   }
   const expected = coveredComponents(tag, message.hasBody, carried)
-  const names = items.map(([name, componentParams]) =>
-    typeof name === 'string' && componentParams.size === 0 ? name : undefined,
-  )
-  if (names.length !== expected.length || names.some((name, i) => name !== expected[i])) {
+  if (!coversExactly(items, expected)) {
+    const names = items.map(([name, componentParams]) =>
+      typeof name === 'string' && componentParams.size === 0 ? name : undefined,
+    )
     const uncovered = carried.find((field) => !names.includes(field))
     const absent = protectedFields.find((field) => names.includes(field) && !carried.includes(field))
     const detail =
@@ -162,17 +162,10 @@ export async function verifySignature(
   if (signingKey === undefined)
     return refuse('the stored secret does not open under KEY_ENCRYPTION_KEY', keyId)
 
-  const values: Record<string, string | undefined> = {
-    '@method': message.method,
-    '@authority': message.authority,
-    '@path': message.path,
-    '@query': message.query,
-    'content-type': message.contentType?.trim(),
-    'content-digest': message.contentDigest?.trim(),
-    // RFC 9421 §2.1: a field's value with surrounding whitespace trimmed, lines joined by ", ".
-    ...Object.fromEntries(carried.map((field) => [field, message.fields?.[field]?.trim()])),
-  }
-  const components: CoveredComponent[] = expected.map((name) => ({ name, value: values[name] ?? '' }))
+  const components: CoveredComponent[] = expected.map((name) => ({
+    name,
+    value: componentValue(message, name),
+  }))
   // RFC 9421 §2.3: @signature-params is the serialisation of the parsed Signature-Input member,
   // here by the profile's own serializer, the one the signing side uses: the member holds exactly
   // the expected component names and parameters that are strings or integers (checked above).
@@ -204,6 +197,32 @@ function isInnerList(member: Item | InnerList): member is InnerList {
   return Array.isArray(member[0])
 }
 
+/** Whether the inner list names exactly the `expected` components, in order, without parameters. */
+function coversExactly(items: InnerList[0], expected: readonly string[]): boolean {
+  if (items.length !== expected.length) return false
+  return items.every(([name, componentParams], i) => name === expected[i] && componentParams.size === 0)
+}
+
+/** A covered component's value in the message (RFC 9421 §2.1: a field's, trimmed, lines joined by ", "). */
+function componentValue(message: SignedMessage, name: string): string {
+  switch (name) {
+    case '@method':
+      return message.method
+    case '@authority':
+      return message.authority
+    case '@path':
+      return message.path
+    case '@query':
+      return message.query
+    case 'content-type':
+      return message.contentType?.trim() ?? ''
+    case 'content-digest':
+      return message.contentDigest?.trim() ?? ''
+    default:
+      return message.fields?.[name as ProtectedField]?.trim() ?? ''
+  }
+}
+
 /** The parameters of the profile, in the order sent, or which rule they break. */
 function checkParameters(
   params: Parameters,
@@ -228,9 +247,10 @@ function checkParameters(
   if (created > now + maxClockSkewSeconds) return `created is more than ${maxClockSkewSeconds} s ahead`
   // Every parameter allowed is now known to be a string or an integer; one that were neither
   // would be left out, and the signature would then not match.
-  const signed = [...params].flatMap(([name, value]): SignatureParameter[] =>
-    typeof value === 'string' || typeof value === 'number' ? [[name, value]] : [],
-  )
+  const signed: SignatureParameter[] = []
+  for (const [name, value] of params) {
+    if (typeof value === 'string' || typeof value === 'number') signed.push([name, value])
+  }
   return { keyId, nonce, signed }
 }
 

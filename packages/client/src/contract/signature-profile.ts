@@ -57,11 +57,18 @@ export interface CoveredComponent {
 /** A signature parameter (RFC 9421 §2.3): a string, or an integer such as `created`. */
 export type SignatureParameter = readonly [name: string, value: string | number]
 
+const printableAscii = /^[\x20-\x7e]*$/
+const escapable = /[\\"]/
+const escapables = /[\\"]/g
+
 /** RFC 8941 §4.1.6: an sf-string; only printable ASCII can be one. */
 export function serializeString(text: string): string {
-  if (!/^[\x20-\x7e]*$/.test(text)) throw new RangeError(`not an RFC 8941 string: ${JSON.stringify(text)}`)
-  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`
+  if (!printableAscii.test(text)) throw new RangeError(`not an RFC 8941 string: ${JSON.stringify(text)}`)
+  return `"${escapable.test(text) ? text.replace(escapables, '\\$&') : text}"`
 }
+
+// The server runs the two functions below on every signed request, so they build their strings by
+// concatenation: the arrays of map and join were a third of a verification's garbage.
 
 /**
  * The value of a signature in Signature-Input, which is also the `@signature-params` line of its
@@ -71,12 +78,15 @@ export function serializeSignatureParams(
   components: readonly string[],
   parameters: readonly SignatureParameter[],
 ): string {
-  const params = parameters.map(([name, value]) => {
+  let list = ''
+  for (const component of components) list += (list && ' ') + serializeString(component)
+  let text = `(${list})`
+  for (const [name, value] of parameters) {
     if (typeof value === 'number' && !Number.isSafeInteger(value))
       throw new RangeError(`${name}: not an integer`)
-    return `;${name}=${typeof value === 'number' ? String(value) : serializeString(value)}`
-  })
-  return `(${components.map(serializeString).join(' ')})${params.join('')}`
+    text += `;${name}=${typeof value === 'number' ? String(value) : serializeString(value)}`
+  }
+  return text
 }
 
 /**
@@ -84,8 +94,7 @@ export function serializeSignatureParams(
  * order, then `"@signature-params": <params>`; lines end with LF, the last one with nothing.
  */
 export function signatureBase(components: readonly CoveredComponent[], signatureParams: string): string {
-  return [
-    ...components.map(({ name, value }) => `${serializeString(name)}: ${value}`),
-    `"@signature-params": ${signatureParams}`,
-  ].join('\n')
+  let base = ''
+  for (const { name, value } of components) base += `${serializeString(name)}: ${value}\n`
+  return `${base}"@signature-params": ${signatureParams}`
 }
