@@ -11,12 +11,22 @@ export const productionNodeFlags: readonly string[] = start
   .split(/\s+/)
   .filter((word) => word.startsWith('--'))
 
+const added = (variable: string) => (process.env[variable] ?? '').split(/\s+/).filter(Boolean)
+
 /**
  * The service's: the production flags, then those of BENCH_SERVICE_NODE_FLAGS, to look inside a
- * run (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc` with BENCH_SERVER_LOG). The baseline
- * keeps the production flags alone.
+ * run (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc` with BENCH_SERVER_LOG).
  */
 export const serviceNodeFlags: readonly string[] = [
   ...productionNodeFlags,
-  ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+  ...added('BENCH_SERVICE_NODE_FLAGS'),
+]
+
+/**
+ * The baseline's: the production flags, then those of BENCH_BASELINE_NODE_FLAGS, to profile it beside
+ * the service and compare the two per request.
+ */
+export const baselineNodeFlags: readonly string[] = [
+  ...productionNodeFlags,
+  ...added('BENCH_BASELINE_NODE_FLAGS'),
 ]

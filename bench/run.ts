@@ -8,7 +8,7 @@ import { type DatabaseFactory, postgresDatabases, sqliteDatabases } from './data
 import { type Credentials, fillDatabase } from './dataset.ts'
 import type { LoadRun } from './load-driver.ts'
 import { findNginx, nginxAddress, startNginx } from './nginx.ts'
-import { productionNodeFlags, serviceNodeFlags } from './node-flags.ts'
+import { baselineNodeFlags, serviceNodeFlags } from './node-flags.ts'
 import { type Options, parseOptions, usage, type Warmup } from './options.ts'
 import { choosePinning, type Pinning } from './pinning.ts'
 import {
@@ -97,13 +97,7 @@ async function startPair(
     ),
     startServer(
       'baseline',
-      pinning.server([
-        process.execPath,
-        ...productionNodeFlags,
-        '--import',
-        'tsx',
-        'bench/baseline/server.ts',
-      ]),
+      pinning.server([process.execPath, ...baselineNodeFlags, '--import', 'tsx', 'bench/baseline/server.ts']),
       {
         ...process.env,
         BASELINE_DATABASE_URL: copy.url,
