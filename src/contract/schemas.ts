@@ -1,5 +1,6 @@
 // JSON Schemas of every representation and request body. One schema gives validation (Ajv),
-// serialization in field order (fast-json-stringify), static types and, later, OpenAPI.
+// static types, OpenAPI, and the check of every answer in the contract tests (bodies themselves
+// are written by JSON.stringify: app.ts).
 import { type Static, Type } from 'typebox'
 import { dateTimePattern } from '../domain/dates.ts'
 import { maxPage } from '../domain/paging.ts'
