@@ -3,7 +3,7 @@
 // costliest searches from more connections than the pool has, while a second client reads
 // /events/5 and counts its answers per 100 ms window: none may be empty, and every search is
 // answered 200, or 503 with Retry-After and a problem body. A statement cut by the budget leaves
-// its connection usable.
+// its connection usable, and a costly statement runs without parallel workers.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
@@ -58,7 +58,7 @@ describe('[postgres] costly reads in their bulkhead', { skip: postgresSkipReason
     await database?.drop()
   })
 
-  it('answers GET /events/5 in every 100 ms window under a flood of costly searches from more connections than the pool has', async () => {
+  it('answers GET /events/5 in every 100 ms window under a flood of costly searches from more connections than the pool has', async (t) => {
     // 4 connections: 1 for costly reads, 3 for the rest; the flood comes from 8.
     const server = await start({ DB_POOL_SIZE: '4' })
     const result = await flood(server.baseUrl, {
@@ -69,6 +69,11 @@ describe('[postgres] costly reads in their bulkhead', { skip: postgresSkipReason
     })
     assert.deepEqual(result.probeFailures, [], 'GET /events/5 always answers 200')
     assert.ok(result.answers.length > 0)
+    const sorted = [...result.probeMs].sort((a, b) => a - b)
+    const ok = result.answers.filter((answer) => answer.status === 200).length
+    t.diagnostic(
+      `/events/5 answered ${result.healthAnswers} times, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(0)} ms, longest ${result.healthMaxMs.toFixed(0)} ms; searches ${ok}× 200, ${result.answers.length - ok}× 503`,
+    )
     for (const answer of result.answers) {
       if (answer.status === 200) continue
       assert.equal(answer.status, 503, `${answer.path}: ${answer.status} ${answer.body}`)
@@ -132,6 +137,21 @@ describe('[postgres] costly reads in their bulkhead', { skip: postgresSkipReason
       )
       assert.equal(slept?.ok, 1)
       assert.equal(dialect.readerStats?.().overBudget, 1)
+    } finally {
+      await dialect.close()
+    }
+  })
+
+  it("runs a costly read in one process: no parallel workers take the cheap reads' cores", async () => {
+    const dialect = openPostgres(database.databaseUrl, { poolSize: 2, costlyReadConnections: 1 })
+    try {
+      assert.ok(dialect.readCostly)
+      type Step = { 'QUERY PLAN': string }
+      const explain = sql<Step>`explain select count(*) from events where title like '%a%'`
+      const plan = (rows: Step[]) => rows.map((row) => row['QUERY PLAN']).join('\n')
+      // The same statement on a cheap connection: big enough to be planned with workers.
+      assert.match(plan((await explain.execute(dialect.db)).rows), /Gather/)
+      assert.doesNotMatch(plan(await dialect.readCostly(explain.compile(dialect.db))), /Gather|Parallel/)
     } finally {
       await dialect.close()
     }

@@ -13,6 +13,9 @@
 //   with `statement_timeout` set to what is left of it, so PostgreSQL itself cancels it
 //   (SQLSTATE 57014) and the connection stays usable. Writes, the feed and the cheap reads keep
 //   the pool's own limit (DB_STATEMENT_TIMEOUT_MS).
+// - One process each: the statement runs without parallel workers. PostgreSQL otherwise plans a
+//   seq scan of 200,000 events with workers, so one costly read takes every core and the cheap
+//   reads' backends wait for CPU (GET /events/5 unanswered for 112 ms in a CI run on 2 cores).
 import type { CompiledQuery } from 'kysely'
 import type pg from 'pg'
 import { DomainError } from '../../domain/errors.ts'
@@ -46,6 +49,10 @@ export interface CostlyReads {
 }
 
 const queryCanceled = '57014'
+
+/** The statement that bounds a costly read: its time left ($1) and one process, for the session or the transaction. */
+const limits = (local: boolean) =>
+  `select set_config('statement_timeout', $1, ${local}), set_config('max_parallel_workers_per_gather', '0', ${local})`
 
 export function costlyReads(options: CostlyReadOptions): CostlyReads {
   const pool = new (pgDriver().Pool)({
@@ -87,7 +94,7 @@ export function costlyReads(options: CostlyReadOptions): CostlyReads {
     try {
       if (options.pooler === 'transaction') return await inTransaction(client, left, sql, parameters)
       // Session-wide on a connection only costly reads use, and set again before every one of them.
-      await client.query('select set_config($1, $2, false)', ['statement_timeout', String(left)])
+      await client.query(limits(false), [String(left)])
       return (await client.query<R & pg.QueryResultRow>(sql, [...parameters])).rows
     } catch (error) {
       if ((error as { code?: unknown }).code === queryCanceled) throw tooCostly()
@@ -122,7 +129,7 @@ async function inTransaction<R>(
 ): Promise<R[]> {
   await client.query('begin')
   try {
-    await client.query('select set_config($1, $2, true)', ['statement_timeout', String(timeoutMs)])
+    await client.query(limits(true), [String(timeoutMs)])
     const rows = (await client.query<R & pg.QueryResultRow>(text, [...parameters])).rows
     await client.query('commit')
     return rows
