@@ -244,7 +244,7 @@ export function buildApp({
   assetRoutes(app)
   healthRoutes(app, store, counters)
   if (store.replicaStats?.()) registerPrimaryReads(app)
-  registerMetrics(app, store, { feedConnections: feed.open })
+  registerMetrics(app, store, { feedConnections: feed.open, passwordHashes: () => verifier.passwordHashes })
   // Last: the OpenAPI document is made from every resource registered before it.
   registerApiDocs(
     app,

@@ -80,6 +80,7 @@ export class CredentialVerifier {
   readonly #cost: HashCost
   readonly #passwords: PasswordFunctions
   readonly #now: () => number
+  #hashes = 0
 
   constructor(
     private readonly users: UserSource,
@@ -137,6 +138,19 @@ export class CredentialVerifier {
     return current
   }
 
+  /**
+   * Argon2id computations begun (checks and upgrades). Each holds PASSWORD_HASH_MEMORY_KIB of
+   * memory while it runs, at most `concurrency` at once: what makes the resident set jump.
+   */
+  get passwordHashes(): number {
+    return this.#hashes
+  }
+
+  #counted<T>(hashing: Promise<T>): Promise<T> {
+    this.#hashes++
+    return hashing
+  }
+
   /** One hash computation, counted as an attempt until it succeeds; `name` when the user exists. */
   async #check(
     keys: readonly string[],
@@ -153,7 +167,7 @@ export class CredentialVerifier {
     }
     let ok: boolean
     try {
-      ok = await this.#hashing.run(() => this.#passwords.verify(against, password))
+      ok = await this.#hashing.run(() => this.#counted(this.#passwords.verify(against, password)))
     } catch (error) {
       // Never checked (`overloaded`): not a failed attempt.
       await attempts?.giveBack(ticket)
@@ -166,7 +180,9 @@ export class CredentialVerifier {
 
   async #upgrade(name: string, stored: string, password: string): Promise<string | undefined> {
     try {
-      const upgraded = await this.#hashing.run(() => this.#passwords.hash(password, this.#cost))
+      const upgraded = await this.#hashing.run(() =>
+        this.#counted(this.#passwords.hash(password, this.#cost)),
+      )
       return (await this.users.replacePasswordHash(name, stored, upgraded)) ? upgraded : undefined
     } catch (error) {
       this.options.onRehashError?.(error)

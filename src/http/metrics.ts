@@ -11,6 +11,8 @@ import { registerResource } from './resource.ts'
 export interface MetricSources {
   /** Change feeds open now. */
   readonly feedConnections: () => number
+  /** Password hashes (Argon2id) computed since the start. */
+  readonly passwordHashes: () => number
 }
 
 /** Counts one answered request, with its time in milliseconds. */
@@ -131,6 +133,17 @@ export function registerMetrics(
 
   if (store.replicaStats?.()) registerReplicaMetrics(registry, () => store.replicaStats?.())
 
+  let hashesCounted = 0
+  new Counter({
+    name: 'auth_password_hashes_total',
+    help: 'Argon2id computations (Basic credentials not remembered, wrong passwords, upgrades); each holds PASSWORD_HASH_MEMORY_KIB while it runs',
+    registers: [registry],
+    collect() {
+      const now = sources.passwordHashes()
+      this.inc(now - hashesCounted)
+      hashesCounted = now
+    },
+  })
   new Gauge({
     name: 'feed_connections',
     help: 'Change feeds (GET /events as text/event-stream) open now',

@@ -2,7 +2,8 @@
 // the 5xx count, and pool use where the store has a pool.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { contractService } from '../support/contract.ts'
+import { contractService, jsonHeaders } from '../support/contract.ts'
+import { basic, editor } from '../support/service.ts'
 import { storeTargets } from '../support/stores.ts'
 
 for (const target of storeTargets) {
@@ -61,6 +62,24 @@ for (const target of storeTargets) {
       } else {
         assert.equal(total, undefined)
       }
+    })
+
+    it('counts password hashes: a credential not remembered and a wrong password cost one each, a remembered one none', async () => {
+      const hashes = async () =>
+        sample((await ctx.service.request('GET', '/metrics')).text, 'auth_password_hashes_total')
+      const before = (await hashes()) ?? 0
+      // Written to nothing: the body fails validation once the credentials have been checked.
+      for (const authorization of [ctx.service.editorAuth, ctx.service.editorAuth]) {
+        const res = await ctx.http('POST', '/events', { headers: jsonHeaders(authorization), body: {} })
+        assert.equal(res.status, 422, res.text)
+      }
+      assert.equal(await hashes(), before + 1)
+      const wrong = await ctx.http('POST', '/events', {
+        headers: jsonHeaders(basic(editor.user, 'not-the-password')),
+        body: {},
+      })
+      assert.equal(wrong.status, 401)
+      assert.equal(await hashes(), before + 2)
     })
 
     it('is refused to a client that accepts only JSON', async () => {
