@@ -1,6 +1,7 @@
 // Reads the settings (settings.ts) once, from the environment or the command line, validates them
 // as a whole, freezes them and passes them down: nothing below main.ts and the CLI reads process.env.
 import proxyAddr from '@fastify/proxy-addr'
+import { meetsOwasp, owaspConfigurationsText } from './auth/hash-cost.ts'
 import { largestPerPage } from './contract/schemas.ts'
 import { passwordProblem } from './domain/password-policy.ts'
 import { cipherStringProblem, type TlsMinVersion, tlsMinVersions } from './http/tls-policy.ts'
@@ -146,9 +147,9 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     corsOrigins: origins(raw.corsOrigins, base.corsOrigins, problems),
     authFailuresPerMinute: integer('authFailuresPerMinute', 1, 1_000_000),
     keyEncryptionKey: raw.keyEncryptionKey ?? base.keyEncryptionKey,
-    // OWASP's floor for Argon2id is m=19 MiB with t=2; nothing weaker is accepted.
-    passwordHashMemoryKib: integer('passwordHashMemoryKib', 19_456, 4_194_304),
-    passwordHashTimeCost: integer('passwordHashTimeCost', 2, 100),
+    // Each at least OWASP's least (m=7 MiB, t=1); the pair is checked against OWASP's below.
+    passwordHashMemoryKib: integer('passwordHashMemoryKib', 7_168, 4_194_304),
+    passwordHashTimeCost: integer('passwordHashTimeCost', 1, 100),
     rateLimitReads: integer('rateLimitReads', 0, 10_000_000),
     rateLimitWrites: integer('rateLimitWrites', 0, 10_000_000),
     redisUrl: raw.redisUrl ?? base.redisUrl,
@@ -178,6 +179,12 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   if (config.keyEncryptionKey !== undefined && keyBytes(config.keyEncryptionKey) === undefined) {
     problems.push(
       'KEY_ENCRYPTION_KEY: expected 32 bytes written as base64 (44 characters) or hex (64 characters)',
+    )
+  }
+  if (!meetsOwasp(config)) {
+    problems.push(
+      `PASSWORD_HASH_MEMORY_KIB=${config.passwordHashMemoryKib} with PASSWORD_HASH_TIME_COST=${config.passwordHashTimeCost}: ` +
+        `weaker than every Argon2id configuration OWASP recommends; expected at least one of ${owaspConfigurationsText}`,
     )
   }
   if (problems.length > 0) throw new ConfigError(problems)

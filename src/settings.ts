@@ -100,7 +100,10 @@ export interface Config {
   readonly authFailuresPerMinute: number
   /** 32 random bytes (base64 or hex) under which API key secrets are encrypted at rest. */
   readonly keyEncryptionKey: string | undefined
-  /** Argon2id memory cost of new password hashes, in KiB (older, weaker hashes are upgraded at login). */
+  /**
+   * Argon2id memory cost of new password hashes, in KiB (older, weaker hashes are upgraded at
+   * login); with the time cost, at least one of OWASP's configurations (auth/hash-cost.ts).
+   */
   readonly passwordHashMemoryKib: number
   /** Argon2id time cost (iterations) of new password hashes. */
   readonly passwordHashTimeCost: number
@@ -169,8 +172,9 @@ export const defaults: Config = Object.freeze({
   corsOrigins: Object.freeze([]),
   authFailuresPerMinute: 10,
   keyEncryptionKey: undefined,
-  passwordHashMemoryKib: 19_456,
-  passwordHashTimeCost: 2,
+  // OWASP's Argon2id configuration with the least memory (auth/hash-cost.ts).
+  passwordHashMemoryKib: 7_168,
+  passwordHashTimeCost: 5,
   rateLimitReads: 1_200,
   rateLimitWrites: 600,
   redisUrl: undefined,

@@ -19,15 +19,9 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto'
 import { mayWrite, type User } from '../domain/types.ts'
 import { type AttemptCounter, attemptKeys, type Ticket, TooManyAttempts } from './failed-attempts.ts'
+import { defaultHashCost } from './hash-cost.ts'
 import { Limiter } from './limiter.ts'
-import {
-  dummyHash,
-  type HashCost,
-  hashPassword,
-  needsRehash,
-  owaspMinimum,
-  verifyPassword,
-} from './passwords.ts'
+import { dummyHash, type HashCost, hashPassword, needsRehash, verifyPassword } from './passwords.ts'
 
 export interface UserSource {
   findUser(name: string): Promise<User | undefined>
@@ -88,7 +82,7 @@ export class CredentialVerifier {
   ) {
     this.#hashing = new Limiter(options.concurrency ?? 2, options.maxWaiting ?? 256)
     this.#now = options.now ?? Date.now
-    this.#cost = options.cost ?? owaspMinimum
+    this.#cost = options.cost ?? defaultHashCost
     this.#passwords = options.passwords ?? defaultPasswords
     // Made now, so that the first unknown user does not pay for it (and stand out by its time).
     dummyHash(this.#cost).catch(() => {})

@@ -1,21 +1,17 @@
-// Passwords are stored as Argon2id PHC strings (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`):
+// Passwords are stored as Argon2id PHC strings (`$argon2id$v=19$m=7168,t=5,p=1$<salt>$<hash>`):
 // salted, memory-hard, never kept or logged in clear. Each string records the cost it was made
 // with, so raising PASSWORD_HASH_MEMORY_KIB / PASSWORD_HASH_TIME_COST upgrades old hashes one
 // successful login at a time (see needsRehash) without touching anyone's password.
 import { type Algorithm, hash, verify } from '@node-rs/argon2'
-import type { Config } from '../config.ts'
+import { defaultHashCost, type HashCost } from './hash-cost.ts'
 
 // Algorithm is a `const enum` in the package's types; its value is spelled here so that
 // per-file transpilers (tsx/esbuild) need not inline it.
 const argon2id = 2 as Algorithm.Argon2id
 
-/** The cost of new hashes, as configured (Config satisfies it). */
-export type HashCost = Pick<Config, 'passwordHashMemoryKib' | 'passwordHashTimeCost'>
+export type { HashCost } from './hash-cost.ts'
 
-/** OWASP's minimum for Argon2id: m=19 MiB, t=2, p=1. */
-export const owaspMinimum: HashCost = { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 2 }
-
-export function hashPassword(password: string, cost: HashCost = owaspMinimum): Promise<string> {
+export function hashPassword(password: string, cost: HashCost = defaultHashCost): Promise<string> {
   return hash(password, {
     algorithm: argon2id,
     memoryCost: cost.passwordHashMemoryKib,
@@ -61,7 +57,7 @@ export function needsRehash(passwordHash: string, cost: HashCost): boolean {
  * work (and so the time) is the same as for a user who does. One per cost, made once.
  */
 const dummies = new Map<string, Promise<string>>()
-export function dummyHash(cost: HashCost = owaspMinimum): Promise<string> {
+export function dummyHash(cost: HashCost = defaultHashCost): Promise<string> {
   const key = `${cost.passwordHashMemoryKib},${cost.passwordHashTimeCost}`
   let dummy = dummies.get(key)
   if (!dummy) {

@@ -324,14 +324,14 @@ for (const target of storeTargets) {
   })
 
   describe(`[${target.name}] password hashes stronger than stored`, () => {
-    const ctx = contractService(target, { settings: { passwordHashTimeCost: '3' }, location: false })
+    const ctx = contractService(target, { settings: { passwordHashTimeCost: '6' }, location: false })
     const storedCost = async (name: string) =>
       costOf((await ctx.service.store.findUser(name))?.passwordHash ?? '')
 
     it('upgrades a stored hash to the configured cost at the next successful login; the password still works', async () => {
       assert.deepEqual(await storedCost(editor.user), {
-        passwordHashMemoryKib: 19_456,
-        passwordHashTimeCost: 2,
+        passwordHashMemoryKib: 7_168,
+        passwordHashTimeCost: 5,
       })
       assert.equal(
         (await ctx.http('GET', '/health/live', { headers: { authorization: ctx.service.editorAuth } }))
@@ -339,8 +339,8 @@ for (const target of storeTargets) {
         200,
       )
       assert.deepEqual(await storedCost(editor.user), {
-        passwordHashMemoryKib: 19_456,
-        passwordHashTimeCost: 3,
+        passwordHashMemoryKib: 7_168,
+        passwordHashTimeCost: 6,
       })
       const wrong = await ctx.http('GET', '/health/live', {
         headers: { authorization: basic(editor.user, 'nope-nope') },
@@ -364,7 +364,7 @@ for (const target of storeTargets) {
       })
       assert.equal(res.status, 401)
       assert.equal((await ctx.service.store.findUser(reader.user))?.passwordHash, before)
-      assert.deepEqual(costOf(before ?? ''), { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 2 })
+      assert.deepEqual(costOf(before ?? ''), { passwordHashMemoryKib: 7_168, passwordHashTimeCost: 5 })
     })
   })
 }

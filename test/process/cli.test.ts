@@ -56,7 +56,7 @@ for (const target of storeTargets) {
       assert.equal(result.code, 0, result.stderr)
       const user = await inStore((store) => store.findUser('carol'))
       assert.equal(user?.role, 'reader')
-      assert.match(user?.passwordHash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
+      assert.match(user?.passwordHash ?? '', /^\$argon2id\$v=19\$m=7168,t=5,p=1\$/)
       assert.equal(await verifyPassword(user?.passwordHash ?? '', 'carol-secret-1'), true)
       assert.doesNotMatch(result.stdout + result.stderr, /carol-secret-1/)
     })

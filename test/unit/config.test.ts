@@ -62,8 +62,8 @@ describe('defaults', () => {
       corsOrigins: [],
       authFailuresPerMinute: 10,
       keyEncryptionKey: undefined,
-      passwordHashMemoryKib: 19_456,
-      passwordHashTimeCost: 2,
+      passwordHashMemoryKib: 7_168,
+      passwordHashTimeCost: 5,
       rateLimitReads: 1_200,
       rateLimitWrites: 600,
       redisUrl: undefined,
@@ -440,9 +440,36 @@ describe('parseConfig', () => {
     assert.doesNotMatch(problems[0] ?? '', /hunter2/)
   })
 
-  it('never takes password hash costs below the OWASP floor', () => {
-    assert.equal(problemsOf(() => parseConfig({ passwordHashMemoryKib: '19455' })).length, 1)
-    assert.equal(problemsOf(() => parseConfig({ passwordHashTimeCost: '1' })).length, 1)
+  it("takes a password hash cost only as strong as one of OWASP's Argon2id configurations", () => {
+    for (const [m, t] of [
+      ['47104', '1'],
+      ['19456', '2'],
+      ['12288', '3'],
+      ['9216', '4'],
+      ['7168', '5'],
+      ['65536', '3'],
+      ['7168', '9'],
+    ] as const) {
+      const config = parseConfig({ passwordHashMemoryKib: m, passwordHashTimeCost: t })
+      assert.deepEqual([config.passwordHashMemoryKib, config.passwordHashTimeCost], [Number(m), Number(t)])
+    }
+    for (const [m, t] of [
+      ['19455', '2'],
+      ['47103', '1'],
+      ['19456', '1'],
+      ['12287', '3'],
+      ['9216', '3'],
+      ['7168', '4'],
+    ] as const) {
+      const problems = problemsOf(() => parseConfig({ passwordHashMemoryKib: m, passwordHashTimeCost: t }))
+      assert.equal(problems.length, 1, `m=${m} t=${t}`)
+      assert.match(problems[0] ?? '', /weaker than every Argon2id configuration OWASP recommends/)
+      assert.match(problems[0] ?? '', /m=7168 with t=5/)
+    }
+    // Alone, with the other at its default (7168 KiB, 5 passes).
+    assert.equal(problemsOf(() => parseConfig({ passwordHashMemoryKib: '7167' })).length, 1)
+    assert.equal(problemsOf(() => parseConfig({ passwordHashTimeCost: '4' })).length, 1)
+    assert.equal(problemsOf(() => parseConfig({ passwordHashTimeCost: '0' })).length, 1)
   })
 
   it('refuses an unknown log level', () => {

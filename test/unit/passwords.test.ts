@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
+import { defaultHashCost } from '../../src/auth/hash-cost.ts'
 import { costOf, dummyHash, hashPassword, needsRehash, verifyPassword } from '../../src/auth/passwords.ts'
 import { passwordPolicy, passwordProblem } from '../../src/domain/password-policy.ts'
 
-// Argon2id at the OWASP minimum costs tens of milliseconds per hash: hash twice and reuse.
+// Argon2id at OWASP's costs takes tens of milliseconds per hash: hash twice and reuse.
 const password = 'correct horse battery staple'
 let first: string
 let second: string
@@ -12,10 +13,10 @@ before(async () => {
   ;[first, second] = await Promise.all([hashPassword(password), hashPassword(password)])
 })
 
-const phc = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/
+const phc = /^\$argon2id\$v=19\$m=7168,t=5,p=1\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/
 
 describe('hashPassword', () => {
-  it('produces an Argon2id PHC string with m=19456, t=2, p=1 (OWASP minimum)', () => {
+  it("produces an Argon2id PHC string with m=7168, t=5, p=1 (OWASP's configuration with the least memory)", () => {
     assert.match(first, phc)
   })
 
@@ -93,7 +94,7 @@ describe('the cost recorded in a hash', () => {
   })
 
   it('reads m and t from an Argon2id PHC string, and nothing from anything else', () => {
-    assert.deepEqual(costOf(first), { passwordHashMemoryKib: 19_456, passwordHashTimeCost: 2 })
+    assert.deepEqual(costOf(first), { passwordHashMemoryKib: 7_168, passwordHashTimeCost: 5 })
     assert.equal(costOf('$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA'), undefined)
     assert.equal(costOf('$2b$10$abcdefghijklmnopqrstuv'), undefined)
     assert.equal(costOf(''), undefined)
@@ -107,6 +108,12 @@ describe('the cost recorded in a hash', () => {
     assert.equal(needsRehash(phc(65_536, 3), configured), false)
     assert.equal(needsRehash(phc(65_536, 5), configured), false, 'a stronger hash is never weakened')
     assert.equal(needsRehash('$argon2i$v=19$m=19456,t=3,p=1$c2FsdHNhbHQ$aGFzaA', configured), true)
+  })
+
+  it("upgrades a hash of OWASP's 19 MiB configuration (the default until 2026-11-27) to the default's 7 MiB", () => {
+    const phc = (m: number, t: number) => `$argon2id$v=19$m=${m},t=${t},p=1$c2FsdHNhbHQ$aGFzaA`
+    assert.equal(needsRehash(phc(19_456, 2), defaultHashCost), true)
+    assert.equal(needsRehash(phc(7_168, 5), defaultHashCost), false)
   })
 
   it('is the cost of the dummy hash for unknown users (one dummy per cost)', async () => {
