@@ -138,6 +138,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     readBudgetMs: integer('readBudgetMs', 1, 600_000),
     // Each reader is a thread with its own connection and page cache; a few cores' worth at most.
     readWorkers: integer('readWorkers', 1, 64),
+    sqliteCacheKib: integer('sqliteCacheKib', 64, 1_048_576),
     shutdownTimeoutMs: integer('shutdownTimeoutMs', 0, 3_600_000),
     trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
     tlsCert: raw.tlsCert ?? base.tlsCert,

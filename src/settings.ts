@@ -76,6 +76,11 @@ export interface Config {
   readonly readBudgetMs: number
   /** SQLite file: reader threads for filtered pages of /events (each one statement at a time). */
   readonly readWorkers: number
+  /**
+   * SQLite file: the page cache of each connection (the main one and each reader thread's), in
+   * KiB. The file's pages stay in the operating system's cache besides.
+   */
+  readonly sqliteCacheKib: number
   /** On SIGTERM, how long in-flight requests may take to finish before they are cut off, in ms. */
   readonly shutdownTimeoutMs: number
   /**
@@ -163,6 +168,9 @@ export const defaults: Config = Object.freeze({
   sqliteBusyWaitMs: 2_000,
   readBudgetMs: 3_000,
   readWorkers: 1,
+  // SQLite's own default; better-sqlite3 builds SQLite with 16 MiB, which a connection fills as it
+  // touches pages and never gives back (docs/performance.md, "Memory").
+  sqliteCacheKib: 2_048,
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
   tlsCert: undefined,
@@ -218,6 +226,7 @@ export const environmentNames: Record<keyof Config, string> = {
   sqliteBusyWaitMs: 'SQLITE_BUSY_WAIT_MS',
   readBudgetMs: 'READ_BUDGET_MS',
   readWorkers: 'READ_WORKERS',
+  sqliteCacheKib: 'SQLITE_CACHE_KIB',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
   trustProxy: 'TRUST_PROXY',
   tlsCert: 'TLS_CERT',

@@ -30,6 +30,7 @@ export function storeOptions(
     | 'sqliteBusyWaitMs'
     | 'readBudgetMs'
     | 'readWorkers'
+    | 'sqliteCacheKib'
   >,
 ): StoreOptions {
   return {
@@ -54,6 +55,7 @@ export function storeOptions(
       busyWaitMs: config.sqliteBusyWaitMs,
       readBudgetMs: config.readBudgetMs,
       readWorkers: config.readWorkers,
+      cacheKib: config.sqliteCacheKib,
     },
   }
 }

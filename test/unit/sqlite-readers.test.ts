@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import type { CompiledQuery } from 'kysely'
 import { DomainError } from '../../src/domain/errors.ts'
+import { openSqlite } from '../../src/store/dialects/sqlite.ts'
 import { SqliteReaders } from '../../src/store/dialects/sqlite-readers.ts'
 import { openStore } from '../../src/store/open-store.ts'
 
@@ -46,7 +47,13 @@ describe('SQLite reader threads', () => {
   })
 
   it('answers a read from its own connection to the file', async () => {
-    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, threads: 1, budgetMs: 10_000 })
+    const readers = new SqliteReaders({
+      path,
+      busyTimeoutMs: 100,
+      cacheKib: 2048,
+      threads: 1,
+      budgetMs: 10_000,
+    })
     try {
       assert.deepEqual(await readers.read(cheap), [{ n: 2 }])
       assert.deepEqual(readers.stats(), {
@@ -63,7 +70,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('refuses a read past the budget with too_costly, and one that waited for the busy thread too', async () => {
-    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, threads: 1, budgetMs: 300 })
+    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, cacheKib: 2048, threads: 1, budgetMs: 300 })
     try {
       // Started first, so that the thread's own start (slower than the budget on a busy machine)
       // does not count below.
@@ -90,6 +97,7 @@ describe('SQLite reader threads', () => {
     const readers = new SqliteReaders({
       path: join(dir, 'missing', 'events.db'),
       busyTimeoutMs: 100,
+      cacheKib: 2048,
       threads: 1,
       budgetMs: 10_000,
     })
@@ -110,7 +118,13 @@ describe('SQLite reader threads', () => {
   })
 
   it('passes on an SQL error as the driver would throw it', async () => {
-    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, threads: 1, budgetMs: 10_000 })
+    const readers = new SqliteReaders({
+      path,
+      busyTimeoutMs: 100,
+      cacheKib: 2048,
+      threads: 1,
+      budgetMs: 10_000,
+    })
     try {
       await assert.rejects(readers.read(query('select * from no_such_table')), /no such table/)
       assert.deepEqual(await readers.read(cheap), [{ n: 2 }], 'the thread goes on')
@@ -139,7 +153,13 @@ describe('SQLite reader threads', () => {
   })
 
   it('on close, refuses what waits and what runs, and does not wait for a busy thread', async () => {
-    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, threads: 1, budgetMs: 60_000 })
+    const readers = new SqliteReaders({
+      path,
+      busyTimeoutMs: 100,
+      cacheKib: 2048,
+      threads: 1,
+      budgetMs: 60_000,
+    })
     await readers.read(cheap)
     const running = readers.read(slow).then(() => 'answered', code)
     const waiting = readers.read(cheap).then(() => 'answered', code)
@@ -149,5 +169,34 @@ describe('SQLite reader threads', () => {
     assert.equal(await running, 'unavailable')
     assert.equal(await waiting, 'unavailable')
     assert.equal(await readers.read(cheap).then(() => 'answered', code), 'unavailable')
+  })
+
+  it("gives every connection, the main one and each thread's, the page cache it is asked for", async () => {
+    const cacheOf = query<{ kib: number }>('select -cache_size as kib from pragma_cache_size')
+    const readers = new SqliteReaders({
+      path,
+      busyTimeoutMs: 100,
+      cacheKib: 777,
+      threads: 1,
+      budgetMs: 10_000,
+    })
+    try {
+      assert.deepEqual(await readers.read(cacheOf), [{ kib: 777 }])
+    } finally {
+      await readers.close()
+    }
+    const main = openSqlite(path, { cacheKib: 555 })
+    try {
+      assert.deepEqual(main.readNow?.(cacheOf), [{ kib: 555 }])
+    } finally {
+      await main.close()
+    }
+    // better-sqlite3 builds SQLite with 16 MiB; the store's own default is SQLite's, 2 MiB.
+    const plain = openSqlite(path)
+    try {
+      assert.deepEqual(plain.readNow?.(cacheOf), [{ kib: 2048 }])
+    } finally {
+      await plain.close()
+    }
   })
 })

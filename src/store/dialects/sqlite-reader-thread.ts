@@ -5,9 +5,14 @@
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import Sqlite from 'better-sqlite3'
-import type { ReaderRequest, ReaderResponse, ReaderSettings } from './sqlite-reader-protocol.ts'
+import {
+  cacheSize,
+  type ReaderRequest,
+  type ReaderResponse,
+  type ReaderSettings,
+} from './sqlite-reader-protocol.ts'
 
-const { path, busyTimeoutMs } = workerData as ReaderSettings
+const { path, busyTimeoutMs, cacheKib } = workerData as ReaderSettings
 const port = parentPort
 if (!port) throw new Error('sqlite-reader-thread.ts runs only as a worker thread')
 
@@ -24,6 +29,7 @@ const database = new Sqlite(path, { readonly: true, fileMustExist: true })
 // Here waiting inside SQLite for a lock blocks no one else (in WAL a reader meets one only while
 // another connection recovers the WAL or changes the journal mode).
 database.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`)
+database.pragma(cacheSize(cacheKib))
 
 // The statements by SQL text, as the main connection keeps them (sqlite-driver.ts): a filtered
 // page has one form per combination of filters and the needle's length class.

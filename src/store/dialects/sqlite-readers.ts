@@ -165,7 +165,8 @@ export class SqliteReaders {
   }
 
   #start(thread: Thread): Worker {
-    const settings: ReaderSettings = { path: this.#options.path, busyTimeoutMs: this.#options.busyTimeoutMs }
+    const { path, busyTimeoutMs, cacheKib } = this.#options
+    const settings: ReaderSettings = { path, busyTimeoutMs, cacheKib }
     const worker = newReader(settings)
     let failure: unknown
     worker.on('message', (message: ReaderResponse) => {

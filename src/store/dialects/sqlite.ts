@@ -14,6 +14,7 @@ import { migratorFor } from '../migrator.ts'
 import type { Database } from '../schema.ts'
 import { isBusy, whileBusy } from './sqlite-busy.ts'
 import { maxKeptStatements, RetryingSqliteDialect, readNow, StatementCache } from './sqlite-driver.ts'
+import { cacheSize } from './sqlite-reader-protocol.ts'
 import { SqliteReaders } from './sqlite-readers.ts'
 import { trigramContains } from './sqlite-trigram.ts'
 
@@ -29,6 +30,8 @@ export interface SqliteOptions {
   readonly readBudgetMs?: number
   /** Reader threads for the reads off the event loop (default 1). */
   readonly readWorkers?: number
+  /** The page cache of each connection, the readers' included, in KiB (default 2048). */
+  readonly cacheKib?: number
 }
 
 export const sqliteDefaults = Object.freeze({
@@ -36,6 +39,7 @@ export const sqliteDefaults = Object.freeze({
   migrationWaitMs: 30_000,
   readBudgetMs: 3_000,
   readWorkers: 1,
+  cacheKib: 2_048,
 })
 
 // Opening and the pragmas below run once, before anything is served: there a synchronous wait
@@ -51,6 +55,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
   database.pragma('foreign_keys = ON')
   // From here on a lock fails at once with SQLITE_BUSY, and whileBusy pauses with timers.
   database.pragma('busy_timeout = 0')
+  database.pragma(cacheSize(settings.cacheKib))
   const statements = new StatementCache(database, maxKeptStatements)
   // A database in memory belongs to this one connection: no thread can open it, so its costly
   // reads stay on the event loop (such stores are for tests and demonstrations).
@@ -60,6 +65,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DialectCo
       : new SqliteReaders({
           path,
           busyTimeoutMs: settings.busyWaitMs,
+          cacheKib: settings.cacheKib,
           threads: settings.readWorkers,
           budgetMs: settings.readBudgetMs,
         })
