@@ -10,7 +10,7 @@ import Sqlite from 'better-sqlite3'
 import type { CompiledQuery } from 'kysely'
 import { DomainError } from '../../src/domain/errors.ts'
 import { openSqlite } from '../../src/store/dialects/sqlite.ts'
-import { SqliteReaders } from '../../src/store/dialects/sqlite-readers.ts'
+import { type ReaderOptions, SqliteReaders } from '../../src/store/dialects/sqlite-readers.ts'
 import { openStore } from '../../src/store/open-store.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'ers-readers-'))
@@ -24,6 +24,10 @@ const slow = query<{ n: number }>(
   'with recursive c(x) as (select 1 union all select x + 1 from c where x < 15000000) select count(*) as n from c',
 )
 const cheap = query<{ n: number }>('select count(*) as n from t where n > ?', [1])
+
+/** Readers of the test's file, one thread, a budget of 10 s, unless `options` say otherwise. */
+const newReaders = (options: Partial<ReaderOptions> = {}) =>
+  new SqliteReaders({ path, busyTimeoutMs: 100, cacheKib: 2048, threads: 1, budgetMs: 10_000, ...options })
 
 const code = (error: unknown) => (error instanceof DomainError ? error.code : String(error))
 
@@ -47,13 +51,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('answers a read from its own connection to the file', async () => {
-    const readers = new SqliteReaders({
-      path,
-      busyTimeoutMs: 100,
-      cacheKib: 2048,
-      threads: 1,
-      budgetMs: 10_000,
-    })
+    const readers = newReaders()
     try {
       assert.deepEqual(await readers.read(cheap), [{ n: 2 }])
       assert.deepEqual(readers.stats(), {
@@ -70,7 +68,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('refuses a read past the budget with too_costly, and one that waited for the busy thread too', async () => {
-    const readers = new SqliteReaders({ path, busyTimeoutMs: 100, cacheKib: 2048, threads: 1, budgetMs: 300 })
+    const readers = newReaders({ budgetMs: 300 })
     try {
       // Started first, so that the thread's own start (slower than the budget on a busy machine)
       // does not count below.
@@ -94,13 +92,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('answers unavailable (never a 500) when a thread cannot start, and starts a new one for the next read', async () => {
-    const readers = new SqliteReaders({
-      path: join(dir, 'missing', 'events.db'),
-      busyTimeoutMs: 100,
-      cacheKib: 2048,
-      threads: 1,
-      budgetMs: 10_000,
-    })
+    const readers = newReaders({ path: join(dir, 'missing', 'events.db') })
     try {
       for (const attempt of [1, 2]) {
         const error = await readers.read(cheap).then(
@@ -118,13 +110,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('passes on an SQL error as the driver would throw it', async () => {
-    const readers = new SqliteReaders({
-      path,
-      busyTimeoutMs: 100,
-      cacheKib: 2048,
-      threads: 1,
-      budgetMs: 10_000,
-    })
+    const readers = newReaders()
     try {
       await assert.rejects(readers.read(query('select * from no_such_table')), /no such table/)
       assert.deepEqual(await readers.read(cheap), [{ n: 2 }], 'the thread goes on')
@@ -153,13 +139,7 @@ describe('SQLite reader threads', () => {
   })
 
   it('on close, refuses what waits and what runs, and does not wait for a busy thread', async () => {
-    const readers = new SqliteReaders({
-      path,
-      busyTimeoutMs: 100,
-      cacheKib: 2048,
-      threads: 1,
-      budgetMs: 60_000,
-    })
+    const readers = newReaders({ budgetMs: 60_000 })
     await readers.read(cheap)
     const running = readers.read(slow).then(() => 'answered', code)
     const waiting = readers.read(cheap).then(() => 'answered', code)
@@ -173,13 +153,7 @@ describe('SQLite reader threads', () => {
 
   it("gives every connection, the main one and each thread's, the page cache it is asked for", async () => {
     const cacheOf = query<{ kib: number }>('select -cache_size as kib from pragma_cache_size')
-    const readers = new SqliteReaders({
-      path,
-      busyTimeoutMs: 100,
-      cacheKib: 777,
-      threads: 1,
-      budgetMs: 10_000,
-    })
+    const readers = newReaders({ cacheKib: 777 })
     try {
       assert.deepEqual(await readers.read(cacheOf), [{ kib: 777 }])
     } finally {
