@@ -7,6 +7,16 @@
 //
 // A hook added to the app (`app.addHook('onSend', …)`) still runs for every answer, before or
 // after these as it was added: this is one hook among them, not a path beside them.
+//
+// An answer whose body is already whole (none, a string, bytes) is then sent at the end of the
+// event loop's turn, with every other answer finished in that turn (atTurnEnd), rather than at
+// once: the answers to the requests that one poll of the sockets brought are written back to back.
+// Each write to a client on the same host (nginx in front, a load generator) runs the receiving
+// side's TCP and wakes its reader; a reader woken by the first answer of a run is still awake for
+// the next ones, where answers spread out over the turn woke it once each. Measured on SQLite
+// (docs/performance.md, "A seventh machine"): 4.5 µs less CPU per 304 (29 -> 24.5), and a page
+// of 20 through nginx 267 µs against 343. The wait is at most what is left of one turn. A
+// streamed body (the change feed) goes at once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /**
@@ -25,6 +35,37 @@ export function registerAnswerSteps(app: FastifyInstance, steps: readonly (Answe
     } catch (error) {
       return done(error as Error)
     }
-    done(null, sent)
+    if (whole(sent)) atTurnEnd(done, sent)
+    else done(null, sent)
   })
+}
+
+type Done = (error: Error | null, payload: unknown) => void
+
+/** No body, or one in memory: what Fastify writes with one end(). */
+const whole = (payload: unknown) =>
+  payload === undefined || payload === null || typeof payload === 'string' || ArrayBuffer.isView(payload)
+
+/** Answers waiting for the end of the turn: done, payload, done, payload… */
+let waiting: unknown[] = []
+
+/** Hands `payload` on to `done` at the end of this turn of the event loop (its check phase). */
+export function atTurnEnd(done: Done, payload: unknown): void {
+  if (waiting.length === 0) setImmediate(sendWaiting)
+  waiting.push(done, payload)
+}
+
+function sendWaiting(): void {
+  const answers = waiting
+  waiting = []
+  for (let i = 0; i < answers.length; i += 2) {
+    try {
+      ;(answers[i] as Done)(null, answers[i + 1])
+    } catch (error) {
+      // A bug, thrown as it would have been, once the other answers are on their way.
+      queueMicrotask(() => {
+        throw error
+      })
+    }
+  }
 }
