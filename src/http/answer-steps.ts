@@ -14,9 +14,9 @@
 // Each write to a client on the same host (nginx in front, a load generator) runs the receiving
 // side's TCP and wakes its reader; a reader woken by the first answer of a run is still awake for
 // the next ones, where answers spread out over the turn woke it once each. Measured on SQLite
-// (docs/performance.md, "A seventh machine"): 4.5 µs less CPU per 304 (29 -> 24.5), and a page
-// of 20 through nginx 267 µs against 343. The wait is at most what is left of one turn. A
-// streamed body (the change feed) goes at once.
+// (docs/performance.md, "A seventh machine"): a 304 ~29 -> ~24.5 µs of CPU, a page of 20
+// 272 -> 211 µs. The wait is at most what is left of one turn. A streamed body (the change feed)
+// goes at once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /**
