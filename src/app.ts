@@ -1,6 +1,6 @@
 // buildApp: the whole HTTP service as an un-started Fastify instance (tests build many; main.ts
 // owns listening and signals).
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { CredentialVerifier } from './auth/credential-verifier.ts'
 import { MemoryAttemptCounter } from './auth/failed-attempts.ts'
@@ -25,7 +25,7 @@ import { registerMetrics } from './http/metrics.ts'
 import { badPercentEncoding, registerPercentEncodingCheck } from './http/percent-encoding.ts'
 import { registerPipeline } from './http/pipeline.ts'
 import { registerPrimaryReads } from './http/primary-reads.ts'
-import { problemFor, sendProblem } from './http/problems.ts'
+import { problemBody, problemFor } from './http/problems.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { type Counters, FailoverCounters, MemoryCounters } from './http/rate-limit-store.ts'
 import { requestIdOf } from './http/request-id.ts'
@@ -115,14 +115,12 @@ export function buildApp({
     clientErrorHandler,
     // Malformed percent-encoding in a path parameter (the router's FST_ERR_BAD_URL) is answered as
     // anywhere else in the target (http/percent-encoding.ts); other framework errors as problems.
-    frameworkErrors: (error, request, reply) =>
-      sendProblem(
-        reply.headers(everyAnswer),
-        problemFor(
-          error.code === 'FST_ERR_BAD_URL' ? badPercentEncoding(request.raw.url ?? '') : error,
-          request,
-        ),
-      ),
+    // Fastify does not send what this returns.
+    frameworkErrors: (error, request, reply) => {
+      const answer: FastifyReply = reply.headers(everyAnswer)
+      const problem = error.code === 'FST_ERR_BAD_URL' ? badPercentEncoding(request.raw.url ?? '') : error
+      answer.send(problemBody(answer, problemFor(problem, request)))
+    },
     // find-my-way answers a path parameter longer than maxParamLength with 414, but an id of any
     // length that names nothing is a 404 (CONTRACT.md §5). No parameter can outgrow the request
     // line, which Node bounds with the header section (maxHeaderSize, 431 beyond it).
@@ -214,14 +212,14 @@ export function buildApp({
     // do not wait for it on this connection.
     if (hasContent(request) && request.body === undefined) reply.header('connection', 'close')
     const unspent = request.unspentNonce
-    if (!unspent) return sendProblem(reply, problemFor(error, request))
+    if (!unspent) return problemBody(reply, problemFor(error, request))
     // A signed write refused before it wrote spends its nonce first: a replay is refused as one.
     request.unspentNonce = null
-    const answer = (refusal: unknown) => sendProblem(reply, problemFor(refusal, request))
+    const answer = (refusal: unknown) => problemBody(reply, problemFor(refusal, request))
     return unspent(error).then(answer, () => answer(error))
   })
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+    problemBody(
       reply,
       problemFor(
         new DomainError('not_found', `nothing is at ${echo(request.url.split('?')[0] ?? '')}`),

@@ -50,8 +50,12 @@ export function registerApiDocs(
       produces: [mediaTypes.json, openApiType],
       etag: true,
       async handler(request, reply) {
-        if (notModified(request, reply, etag, 'the OpenAPI document')) return reply.code(304).send()
-        return reply.type(request.representation ?? mediaTypes.json).send(body)
+        if (notModified(request, reply, etag, 'the OpenAPI document')) {
+          reply.code(304)
+          return undefined
+        }
+        reply.type(request.representation ?? mediaTypes.json)
+        return body
       },
     },
   })

@@ -14,6 +14,7 @@ import { sseComment, sseMessage, sseRetry } from '../feed/sse.ts'
 import type { EventStore } from '../store/event-store.ts'
 import { hasContent } from './body.ts'
 import { representChange } from './represent.ts'
+import type { Body } from './resource.ts'
 
 export interface FeedSettings {
   readonly heartbeatMs: number
@@ -23,8 +24,8 @@ export interface FeedSettings {
 }
 
 export interface ChangeFeed {
-  /** Answers a GET or HEAD of /events that negotiated text/event-stream. */
-  serve(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
+  /** Answers a GET or HEAD of /events that negotiated text/event-stream: the stream is the body. */
+  serve(request: FastifyRequest, reply: FastifyReply): Promise<Body>
   /** Feeds open now (for /metrics). */
   readonly open: () => number
 }
@@ -103,7 +104,8 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
         // "fail the connection"), and a page reconnecting on the old connection during a restart
         // would lose its feed. An empty feed that asks for a retry brings it, and the client
         // package, back in a moment, to another instance or the restarted one.
-        return asStream().send(sseRetry(reconnectMs))
+        asStream()
+        return sseRetry(reconnectMs)
       }
       const refusal = connections.refusal(request.ip)
       if (refusal) {
@@ -114,7 +116,7 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
       }
       asStream()
       // An empty stream: HEAD answers the headers of a feed, with no Content-Length (a feed has none).
-      if (request.method === 'HEAD') return reply.send(Readable.from([]))
+      if (request.method === 'HEAD') return Readable.from([])
 
       let remove = () => {}
       const stream = new FeedStream(
@@ -142,7 +144,7 @@ export function changeFeed(app: FastifyInstance, store: EventStore, settings: Fe
       // Bytes at once, so the headers go out now (curl -N, EventSource's open event).
       stream.write(sseRetry(reconnectMs) + sseComment('change feed of /events'))
       void catchUp(stream, after, request.log)
-      return reply.send(stream.body)
+      return stream.body
     },
   }
 }

@@ -182,8 +182,8 @@ export function registerMetrics(
     GET: {
       produces: ['text/plain'],
       async handler(_request, reply) {
-        reply.header('cache-control', 'no-store')
-        return reply.type(registry.contentType).send(await registry.metrics())
+        reply.header('cache-control', 'no-store').type(registry.contentType)
+        return registry.metrics()
       },
     },
   })

@@ -10,9 +10,9 @@ import { notModified } from './conditional.ts'
 import type { Html } from './html/escape.ts'
 import type { UrlOf } from './html/layout.ts'
 import type { CollectionView } from './html/parts.ts'
-import { sendHtml } from './html/send.ts'
+import { htmlBody } from './html/send.ts'
 import { pageLinkHeader, type QueryParameters } from './links.ts'
-import type { Operation } from './resource.ts'
+import type { Body, Operation } from './resource.ts'
 
 /**
  * Parameters beside page and per_page that choose which items the collection shows (the events'
@@ -40,7 +40,7 @@ export interface PagedCollection<T, S> {
   readonly selection?: Selection<S>
   /** `selection` is undefined for the whole collection. */
   read(page: Page, selection: S | undefined): Promise<{ total: number; items: readonly T[] }>
-  represent(total: number, items: readonly T[]): unknown
+  represent(total: number, items: readonly T[]): Body
   /**
    * The HTML view of a page, offered last (after `produces`); absent where there is none. It may
    * read more (the names of the events' locations), as a few calls for the whole page.
@@ -92,17 +92,19 @@ export function pagedCollection<T extends { id: number; version: number }, S = n
       const { total, items } = await collection.read(page, chosen)
       if (html && request.representation === mediaTypes.html) {
         const view = await html((path) => request.externalUrl(path), { page, total, items, parameters })
-        return sendHtml(request, reply, view, `this page of ${collection.what}`, {
+        return htmlBody(request, reply, view, `this page of ${collection.what}`, {
           link: pageLinkHeader(page, total, collection.path, parameters),
         })
       }
       const etag = pageEtag(page, total, items, parameters)
       const unchanged = notModified(request, reply, etag, `this page of ${collection.what}`)
       reply.header('link', pageLinkHeader(page, total, collection.path, parameters))
-      if (unchanged) return reply.code(304).send()
-      return reply
-        .type(request.representation ?? (collection.produces[0] as string))
-        .send(collection.represent(total, items))
+      if (unchanged) {
+        reply.code(304)
+        return undefined
+      }
+      reply.type(request.representation ?? (collection.produces[0] as string))
+      return collection.represent(total, items)
     },
   }
   const currentEtag = async () => {

@@ -89,8 +89,11 @@ export function problem(status: number, detail: string, errors?: readonly FieldP
   }
 }
 
-/** Sends a problem; headers already set on the reply (Allow, WWW-Authenticate…) are kept. */
-export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+/**
+ * The answer of a problem: its status and fields set on the reply (those set before, Allow,
+ * WWW-Authenticate…, are kept), its bytes returned for the handler to resolve to (resource.ts Body).
+ */
+export function problemBody(reply: FastifyReply, body: Problem): Buffer {
   // CONTRACT.md §5: a 503 says when to retry (RFC 9110 §10.2.3); a handler's own value is kept.
   if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '5')
   // Node's reason phrases predate RFC 9110 (422 "Unprocessable Entity"): keep status line and title alike.
@@ -99,10 +102,8 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   // Framework errors (bad URL encoding) skip the onSend hooks: these two fields must not depend on them.
   reply.header('x-request-id', reply.request.id).header('vary', 'Accept')
   // Bytes, so Fastify sends the media type exactly as given (it appends a charset to JSON strings).
-  return reply
-    .code(body.status)
-    .type(mediaTypes.problem)
-    .send(Buffer.from(JSON.stringify(body)))
+  reply.code(body.status).type(mediaTypes.problem)
+  return Buffer.from(JSON.stringify(body))
 }
 
 export function problemFor(error: unknown, request: FastifyRequest): Problem {

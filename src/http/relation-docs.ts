@@ -67,7 +67,7 @@ export interface RequestDoc {
   readonly fields: readonly FieldDoc[]
 }
 
-export interface RelationDoc {
+export type RelationDoc = {
   readonly rel: string
   readonly title: string
   readonly description: string

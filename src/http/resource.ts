@@ -2,6 +2,7 @@
 // routes, OPTIONS, 405 with Allow (RFC 9110 §15.5.6) and the Accept-Post / Accept-Patch /
 // Accept-Query fields, so what is advertised can never drift from what is served.
 import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type {
   FastifyInstance,
@@ -67,8 +68,25 @@ export interface Operation<S extends FastifySchema = FastifySchema> {
    * not looked up before it.
    */
   readonly confirmsCredentials?: boolean
-  handler(request: TypedRequest<S>, reply: FastifyReply): Promise<unknown>
+  /**
+   * Sets the answer's status and fields on `reply` and resolves to its body (Body), which Fastify
+   * then sends; it never calls `reply.send` itself.
+   */
+  handler(request: TypedRequest<S>, reply: FastifyReply): Promise<Body>
 }
+
+/**
+ * What an operation's handler resolves to: the body of its answer (a representation, bytes, a
+ * stream), or undefined for none (304, 204). Never the reply: a promise resolved with the reply
+ * (`return reply.send(…)`) takes it as a thenable, and Fastify's `reply.then` waits for the
+ * response to finish, with end-of-stream listeners on it. Answers leave at the end of the event
+ * loop's turn (answer-steps.ts), so every such request paid for those listeners, and they kept the
+ * request's objects alive long enough to be promoted out of V8's young generation: a Basic PUT on
+ * PostgreSQL promoted 7.9 KB where it now promotes 3.5 (docs/performance.md, "An eighth
+ * machine"). The type leaves the reply out (an interface has no index signature), and
+ * test/contract/handler-bodies.test.ts checks that no answer goes through `reply.then`.
+ */
+export type Body = string | Uint8Array | Readable | { readonly [field: string]: unknown } | undefined
 
 /** An operation whose handler sees the types of its schemas (`request.body` from `schema.body`). */
 export const operation = <S extends FastifySchema>(declared: Operation<S>): Operation<S> => declared

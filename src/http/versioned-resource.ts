@@ -7,9 +7,9 @@ import { versionEtag } from '../domain/etag.ts'
 import { notModified } from './conditional.ts'
 import type { Html } from './html/escape.ts'
 import type { UrlOf } from './html/layout.ts'
-import { sendHtml } from './html/send.ts'
+import { htmlBody } from './html/send.ts'
 import { parseId } from './ids.ts'
-import type { Operation } from './resource.ts'
+import type { Body, Operation } from './resource.ts'
 
 /** The id in the path of a request to `/<collection>/:id`; `what` names the resource in a 404. */
 export const pathId = (request: FastifyRequest, what: string): number =>
@@ -31,7 +31,7 @@ export function readOperation<T extends { version: number }>(resource: {
   readonly produces: readonly string[]
   readonly schema: FastifySchema
   get(id: number): Promise<T | undefined>
-  represent(value: T): unknown
+  represent(value: T): Body
   html?(url: UrlOf, value: T): Html | Promise<Html>
 }): Operation {
   const { html } = resource
@@ -46,22 +46,28 @@ export function readOperation<T extends { version: number }>(resource: {
       if (!value) throw new DomainError('not_found', `there is no ${resource.what} ${id}`)
       if (html && request.representation === mediaTypes.html) {
         const page = await html((path) => request.externalUrl(path), value)
-        return sendHtml(request, reply, page, `${resource.what} ${id}`)
+        return htmlBody(request, reply, page, `${resource.what} ${id}`)
       }
       if (notModified(request, reply, versionEtag(value.version), `${resource.what} ${id}`)) {
-        return reply.code(304).send()
+        reply.code(304)
+        return undefined
       }
-      return reply
-        .type(request.representation ?? (resource.produces[0] as string))
-        .send(resource.represent(value))
+      reply.type(request.representation ?? (resource.produces[0] as string))
+      return resource.represent(value)
     },
   }
 }
 
-/** Answers a write with the resource as written, its ETag, in the negotiated type (else `type`). */
-export function sendWritten(reply: FastifyReply, version: number, type: string, representation: unknown) {
-  return reply
-    .header('etag', versionEtag(version))
-    .type(reply.request.representation ?? type)
-    .send(representation)
+/**
+ * The answer to a write: the resource as written (the body), its ETag, in the negotiated type
+ * (else `type`).
+ */
+export function writtenBody<B extends Body>(
+  reply: FastifyReply,
+  version: number,
+  type: string,
+  representation: B,
+): B {
+  reply.header('etag', versionEtag(version)).type(reply.request.representation ?? type)
+  return representation
 }

@@ -16,22 +16,26 @@ export const contentSecurityPolicy =
   "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /**
- * Sends `page` (with HEAD, its headers alone). Its ETag is made from its bytes: a strong ETag names
+ * The answer of `page`: its bytes, or none for a 304 (with HEAD, Fastify sends the headers alone). Its ETag is made from its bytes: a strong ETag names
  * one representation (RFC 9110 §8.8.3), and the HTML of a resource is another representation than
  * its JSON, which often shows more (an event page names its location), so it never shares the
  * JSON's tag, and it changes whenever the page would.
  */
-export function sendHtml(
+export function htmlBody(
   request: FastifyRequest,
   reply: FastifyReply,
   page: Html,
   what: string,
   /** Fields of a successful answer (a page's Link), set once the preconditions hold. */
   headers: Record<string, string> = {},
-) {
+): Buffer | undefined {
   const text = page.toString()
   const unchanged = notModified(request, reply, contentEtag(text), what)
   reply.headers(headers).header('content-security-policy', contentSecurityPolicy)
-  if (unchanged) return reply.code(304).send()
-  return reply.type(htmlType).send(Buffer.from(text))
+  if (unchanged) {
+    reply.code(304)
+    return undefined
+  }
+  reply.type(htmlType)
+  return Buffer.from(text)
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
 import { EntryPoint } from '../../contract/schemas.ts'
 import { entryPage } from '../html/entry-page.ts'
-import { sendHtml } from '../html/send.ts'
+import { htmlBody } from '../html/send.ts'
 import { linkHeader, paths } from '../links.ts'
 import { representEntryPoint } from '../represent.ts'
 import { registerResource } from '../resource.ts'
@@ -20,9 +20,10 @@ export function entryPointRoutes(app: FastifyInstance): void {
         reply.header('link', linkHeader(body.links))
         if (request.representation === mediaTypes.html) {
           const page = entryPage((path) => request.externalUrl(path))
-          return sendHtml(request, reply, page, 'the entry point')
+          return htmlBody(request, reply, page, 'the entry point')
         }
-        return reply.type(request.representation ?? mediaTypes.api).send(body)
+        reply.type(request.representation ?? mediaTypes.api)
+        return body
       },
     },
   })

@@ -23,7 +23,7 @@ import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
 import { representCollection, representEvent } from '../represent.ts'
 import { operation, registerResource } from '../resource.ts'
-import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
+import { pathId, readOperation, requireSameId, writtenBody } from '../versioned-resource.ts'
 
 const bodyTypes = [mediaTypes.event, mediaTypes.json]
 const eventTypes = [mediaTypes.event, mediaTypes.json]
@@ -113,7 +113,7 @@ export function eventRoutes(
               })
             ).event
           : await store.createEvent(input)
-        return sendEvent(reply.code(201).header('location', paths.event(event.id)), event)
+        return eventBody(reply.code(201).header('location', paths.event(event.id)), event)
       },
     }),
   })
@@ -152,7 +152,7 @@ export function eventRoutes(
         const body = request.body
         requireSameId(body.id, id)
         const changes = { title: body.title, date: toMillis(body.date) }
-        return sendEvent(reply, await updateEvent(request, id, changes))
+        return eventBody(reply, await updateEvent(request, id, changes))
       },
     }),
     PATCH: operation({
@@ -168,7 +168,7 @@ export function eventRoutes(
           ...(body.date !== undefined && { date: toMillis(body.date) }),
           ...(body.location_id !== undefined && { locationId: body.location_id }),
         }
-        return sendEvent(reply, await updateEvent(request, id, changes))
+        return eventBody(reply, await updateEvent(request, id, changes))
       },
     }),
     DELETE: {
@@ -177,7 +177,8 @@ export function eventRoutes(
       async handler(request, reply) {
         const id = eventId(request)
         await store.deleteEvent(id, writePrecondition(request))
-        return reply.code(204).send()
+        reply.code(204)
+        return undefined
       },
     },
   })
@@ -192,7 +193,7 @@ async function locationChoices(store: EventStore): Promise<LocationChoices> {
   return total > locations.length ? undefined : locations.map(locationChoice)
 }
 
-const sendEvent = (reply: FastifyReply, event: DomainEvent) =>
-  sendWritten(reply, event.version, mediaTypes.event, representEvent(event))
+const eventBody = (reply: FastifyReply, event: DomainEvent) =>
+  writtenBody(reply, event.version, mediaTypes.event, representEvent(event))
 
 const eventId = (request: FastifyRequest) => pathId(request, 'event')

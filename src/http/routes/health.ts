@@ -16,7 +16,10 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
     GET: {
       produces: [mediaTypes.json],
       schema: { response: { 200: Health } },
-      handler: async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'live' }),
+      async handler(_request, reply) {
+        reply.header('cache-control', 'no-store')
+        return { status: 'live' }
+      },
     },
   })
   registerResource(app, '/health/ready', {
@@ -40,7 +43,7 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
           state,
           ...(lagMs !== undefined && { lag_ms: Math.round(lagMs) }),
         }))
-        return reply.send({
+        return {
           ...(redis
             ? {
                 status: 'ready',
@@ -49,7 +52,7 @@ export function healthRoutes(app: FastifyInstance, store: EventStore, counters?:
               }
             : { status: 'ready', checks: { database: 'up' } }),
           ...(replicas && { replicas }),
-        })
+        }
       },
     },
   })

@@ -18,7 +18,7 @@ import { paths } from '../links.ts'
 import { pagedCollection } from '../paged-collection.ts'
 import { representLocation, representLocationCollection } from '../represent.ts'
 import { operation, registerResource } from '../resource.ts'
-import { pathId, readOperation, requireSameId, sendWritten } from '../versioned-resource.ts'
+import { pathId, readOperation, requireSameId, writtenBody } from '../versioned-resource.ts'
 
 const locationTypes = [mediaTypes.location, mediaTypes.json]
 /** A write that takes a location body and answers with the location. */
@@ -58,7 +58,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
         // insert and not as part of it.
         await requirePreconditions(request, currentEtag, 'the collection of locations')
         const location = await store.createLocation({ name, address })
-        return sendLocation(reply.code(201).header('location', paths.location(location.id)), location)
+        return locationBody(reply.code(201).header('location', paths.location(location.id)), location)
       },
     }),
   })
@@ -80,7 +80,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
         const body = request.body
         requireSameId(body.id, id)
         const changes = { name: body.name, address: body.address }
-        return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
+        return locationBody(reply, await store.updateLocation(id, changes, writePrecondition(request)))
       },
     }),
     PATCH: operation({
@@ -94,7 +94,7 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
           ...(body.name !== undefined && { name: body.name }),
           ...(body.address !== undefined && { address: body.address }),
         }
-        return sendLocation(reply, await store.updateLocation(id, changes, writePrecondition(request)))
+        return locationBody(reply, await store.updateLocation(id, changes, writePrecondition(request)))
       },
     }),
     DELETE: {
@@ -104,13 +104,14 @@ export function locationRoutes(app: FastifyInstance, store: EventStore, maxPerPa
       async handler(request, reply) {
         // 409 while events take place there (the store counts them, race-free).
         await store.deleteLocation(locationId(request), writePrecondition(request))
-        return reply.code(204).send()
+        reply.code(204)
+        return undefined
       },
     },
   })
 }
 
-const sendLocation = (reply: FastifyReply, location: DomainLocation) =>
-  sendWritten(reply, location.version, mediaTypes.location, representLocation(location))
+const locationBody = (reply: FastifyReply, location: DomainLocation) =>
+  writtenBody(reply, location.version, mediaTypes.location, representLocation(location))
 
 const locationId = (request: FastifyRequest) => pathId(request, 'location')

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { mediaTypes } from '../../contract/media-types.ts'
 import { relationPage } from '../html/relation-page.ts'
-import { sendHtml } from '../html/send.ts'
+import { htmlBody } from '../html/send.ts'
 import { prose, type RelationDoc, relationDoc } from '../relation-docs.ts'
 import { registerResource } from '../resource.ts'
 
@@ -19,9 +19,10 @@ export function relationRoutes(app: FastifyInstance): void {
           const caching = { 'cache-control': 'public, max-age=86400' }
           if (request.representation === mediaTypes.html) {
             const page = relationPage((path) => request.externalUrl(path), doc)
-            return sendHtml(request, reply, page, doc.rel, caching)
+            return htmlBody(request, reply, page, doc.rel, caching)
           }
-          return reply.headers(caching).type(mediaTypes.json).send(doc)
+          reply.headers(caching).type(mediaTypes.json)
+          return doc
         },
       },
     })
