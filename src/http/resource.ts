@@ -205,11 +205,10 @@ export function registerOtherMethods(
     url,
     // A CORS preflight answers with the same methods (http/cors.ts).
     config: { allow },
-    handler: async (_request, reply) =>
-      reply
-        .code(204)
-        .headers({ allow, ...headers })
-        .send(),
+    async handler(_request, reply) {
+      reply.code(204).headers({ allow, ...headers })
+      return undefined
+    },
   })
   const others = app.supportedMethods.filter((m) => !allow.split(', ').includes(m))
   app.route({

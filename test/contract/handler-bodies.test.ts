@@ -6,6 +6,7 @@
 // alike, and a route added the old way (`return reply.send(…)`) shows that the watch sees it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { assets } from '../../src/http/html/assets.ts'
 import { jsonHeaders, types } from '../support/contract.ts'
 import { startService, type TestService } from '../support/service.ts'
 import { openFeed } from '../support/sse.ts'
@@ -83,6 +84,9 @@ for (const target of storeTargets) {
         ['PUT', '/locations/1', editor, { name: 'Hall', address: 'Street 2' }],
         ['DELETE', `/events/${eventId}`, { authorization: service.editorAuth }],
         ['GET', '/openapi.json', {}],
+        ['GET', assets.icon.path, {}],
+        ['OPTIONS', '/events', {}],
+        ['OPTIONS', '/events', { origin: 'https://example.com', 'access-control-request-method': 'PUT' }],
         ['GET', '/health/live', {}],
         ['GET', '/health/ready', {}],
         ['GET', '/metrics', {}],

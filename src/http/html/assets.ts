@@ -34,8 +34,10 @@ export function assetRoutes(app: FastifyInstance): void {
     registerResource(app, path, {
       GET: {
         produces: [type.split(';')[0] as string],
-        handler: async (_request, reply) =>
-          reply.header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body),
+        async handler(_request, reply) {
+          reply.header('cache-control', 'public, max-age=31536000, immutable').type(type)
+          return body
+        },
       },
     })
   }
