@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { jsonHeaders, types } from '../support/contract.ts'
-import { startService, type TestService } from '../support/service.ts'
+import { oneEvent, startService, type TestService } from '../support/service.ts'
 import { openFeed } from '../support/sse.ts'
 import { storeTargets } from '../support/stores.ts'
 
@@ -46,14 +46,9 @@ for (const target of storeTargets) {
             }),
         },
       )
-      const location = await service.store.createLocation({ name: 'Hall', address: 'Street 1' })
-      const event = await service.store.createEvent({
-        title: 'Hooked',
-        date: Date.UTC(2027, 1, 1),
-        locationId: location.id,
-      })
+      const event = await oneEvent(service.store, 'Hooked')
       eventId = event.id
-      etag = `"v${event.version}"`
+      etag = event.etag
     })
     after(() => service.close())
 

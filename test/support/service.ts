@@ -137,3 +137,10 @@ export async function readResponse(res: Dispatcher.ResponseData): Promise<Respon
     },
   }
 }
+
+/** One event at a new location, made through the store: its id and its ETag. */
+export async function oneEvent(store: KyselyStore, title: string): Promise<{ id: number; etag: string }> {
+  const location = await store.createLocation({ name: 'Hall', address: 'Street 1' })
+  const event = await store.createEvent({ title, date: Date.UTC(2027, 1, 1), locationId: location.id })
+  return { id: event.id, etag: `"v${event.version}"` }
+}
