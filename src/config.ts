@@ -5,6 +5,7 @@ import { meetsOwasp, owaspConfigurationsText } from './auth/hash-cost.ts'
 import { largestPerPage } from './contract/schemas.ts'
 import { passwordProblem } from './domain/password-policy.ts'
 import { cipherStringProblem, type TlsMinVersion, tlsMinVersions } from './http/tls-policy.ts'
+import { type MemorySaverMode, memorySaverModes } from './memory-saver.ts'
 import {
   type Config,
   type DatabasePooler,
@@ -82,6 +83,10 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
   if (!databasePoolers.includes(databasePooler)) {
     problems.push(`DATABASE_POOLER=${databasePooler}: expected ${databasePoolers.join(' or ')}`)
   }
+  const memorySaver = (raw.memorySaver ?? base.memorySaver) as MemorySaverMode
+  if (!memorySaverModes.includes(memorySaver)) {
+    problems.push(`MEMORY_SAVER=${memorySaver}: expected ${memorySaverModes.join(', ')}`)
+  }
   const databaseReadUrl = raw.databaseReadUrl ?? base.databaseReadUrl
   if (databaseReadUrl !== undefined && !/^postgres(ql)?:\/\/.+$/.test(databaseReadUrl)) {
     problems.push(`DATABASE_READ_URL=${redactUrl(databaseReadUrl)}: expected postgres://…`)
@@ -139,6 +144,7 @@ export function parseConfig(raw: Raw, base: Config = defaults): Config {
     // Each reader is a thread with its own connection and page cache; a few cores' worth at most.
     readWorkers: integer('readWorkers', 1, 64),
     sqliteCacheKib: integer('sqliteCacheKib', 64, 1_048_576),
+    memorySaver,
     shutdownTimeoutMs: integer('shutdownTimeoutMs', 0, 3_600_000),
     trustProxy: trustProxy(raw.trustProxy, base.trustProxy, problems),
     tlsCert: raw.tlsCert ?? base.tlsCert,

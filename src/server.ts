@@ -8,6 +8,7 @@ import { type Config, defaults, redactUrl } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { reloadTls } from './http/tls.ts'
 import { tlsPolicy } from './http/tls-policy.ts'
+import { applyMemorySaver } from './memory-saver.ts'
 import { prepareDatabase } from './prepare.ts'
 import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
@@ -27,6 +28,8 @@ const duplicateSignalWindowMs = 500
 const sweepEveryMs = 10 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
+  // Before the store opens its reader threads: V8's flags are the process's.
+  const memorySaver = applyMemorySaver(config.memorySaver, config.databaseUrl)
   let running: Running
   try {
     const store = openStore(config.databaseUrl, storeOptions(config))
@@ -58,6 +61,7 @@ export async function serve(config: Config): Promise<void> {
       config,
       app.log,
     )
+    app.log.info(memorySaver)
     await announce(report, app, config)
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {

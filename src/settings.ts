@@ -1,6 +1,7 @@
 // Every setting the service has, its default, its environment variable and what it means
 // (config.ts reads and checks them).
 import { defaultTlsCiphers, type TlsMinVersion } from './http/tls-policy.ts'
+import type { MemorySaverMode } from './memory-saver.ts'
 
 export const databasePoolers = ['none', 'transaction'] as const
 export type DatabasePooler = (typeof databasePoolers)[number]
@@ -81,6 +82,11 @@ export interface Config {
    * KiB. The file's pages stay in the operating system's cache besides.
    */
   readonly sqliteCacheKib: number
+  /**
+   * V8's memory-saver mode (memory-saver.ts): `on`, `off`, or `auto`, on with an SQLite file only.
+   * Node 24 and later; no effect on Node 22.
+   */
+  readonly memorySaver: MemorySaverMode
   /** On SIGTERM, how long in-flight requests may take to finish before they are cut off, in ms. */
   readonly shutdownTimeoutMs: number
   /**
@@ -171,6 +177,7 @@ export const defaults: Config = Object.freeze({
   // SQLite's own default; better-sqlite3 builds SQLite with 16 MiB, which a connection fills as it
   // touches pages and never gives back (docs/performance.md, "Memory").
   sqliteCacheKib: 2_048,
+  memorySaver: 'auto',
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
   tlsCert: undefined,
@@ -227,6 +234,7 @@ export const environmentNames: Record<keyof Config, string> = {
   readBudgetMs: 'READ_BUDGET_MS',
   readWorkers: 'READ_WORKERS',
   sqliteCacheKib: 'SQLITE_CACHE_KIB',
+  memorySaver: 'MEMORY_SAVER',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
   trustProxy: 'TRUST_PROXY',
   tlsCert: 'TLS_CERT',

@@ -53,6 +53,7 @@ describe('defaults', () => {
       readBudgetMs: 3_000,
       readWorkers: 1,
       sqliteCacheKib: 2_048,
+      memorySaver: 'auto',
       shutdownTimeoutMs: 10_000,
       trustProxy: false,
       tlsCert: undefined,
@@ -127,6 +128,7 @@ describe('parseConfig', () => {
       readBudgetMs: '1500',
       readWorkers: '2',
       sqliteCacheKib: '8192',
+      memorySaver: 'off',
       shutdownTimeoutMs: '4000',
       trustProxy: '127.0.0.1, 10.0.0.0/8, ::1',
       tlsCert: '/etc/ers/cert.pem',
@@ -180,6 +182,7 @@ describe('parseConfig', () => {
       readBudgetMs: 1500,
       readWorkers: 2,
       sqliteCacheKib: 8192,
+      memorySaver: 'off',
       shutdownTimeoutMs: 4000,
       trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1'],
       tlsCert: '/etc/ers/cert.pem',
@@ -317,6 +320,11 @@ describe('parseConfig', () => {
       assert.ok(problems[0]?.startsWith(`${environmentNames[key]}=${text}:`), problems[0])
     })
   }
+
+  it('refuses a MEMORY_SAVER that is not auto, on or off', () => {
+    const problems = problemsOf(() => parseConfig({ memorySaver: 'yes' }))
+    assert.deepEqual(problems, ['MEMORY_SAVER=yes: expected auto, on, off'])
+  })
 
   it('refuses a database URL of another kind', () => {
     for (const url of ['mysql://h/db', 'sqlite:', 'postgres://', 'events.db', 'SQLITE:x']) {
