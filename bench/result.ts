@@ -70,6 +70,8 @@ export interface BenchResult {
   readonly pinning: string
   readonly peakRss: string
   readonly logLevel: string
+  /** Each server's Node flags: the production command's and BENCH_*_NODE_FLAGS (absent in older results). */
+  readonly nodeFlags?: { readonly service: readonly string[]; readonly baseline: readonly string[] }
   /** The service's limit settings during the run. */
   readonly limits?: string
   readonly machine: { readonly node: string; readonly cpus: number; readonly cpu: string }

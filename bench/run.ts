@@ -390,6 +390,7 @@ async function bench(options: Options): Promise<BenchResult> {
       ? 'VmHWM since the server started (this kernel would not reset it per run)'
       : 'VmHWM during each measured run (reset through /proc/<pid>/clear_refs before it)',
     logLevel: options.logLevel,
+    nodeFlags: { service: serviceNodeFlags, baseline: baselineNodeFlags },
     limits: `${Object.entries(serviceLimits)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')} (counted, never reached; counters in memory)`,
