@@ -4,9 +4,10 @@
 // every request into the old generation, so that headroom fills and stays resident.
 //
 // Measured with the bench (docs/performance.md, "A ninth machine"): on SQLite, whose process also
-// holds a reader thread and SQLite's caches, the peaks under writes fell from 148–151 to 128–135
-// MiB for ~10 % more CPU per write and none per read; on PostgreSQL, already at 124–128 MiB, it
-// cost a signed PUT 24 % more CPU. So `auto` turns it on for an SQLite file only.
+// holds a reader thread and SQLite's caches, the peaks under writes fell from 146–151 to 128–135
+// MiB, for 3–30 % more CPU per page and per write and none per single read; on PostgreSQL,
+// already at 124–128 MiB, it cost a signed PUT 24 % more CPU, below its target. So `auto` turns
+// it on for an SQLite file only.
 //
 // It is set at start-up rather than on the command line: a Node 22 (V8 12) that does not know the
 // flag refuses to start with it there. V8 reads it at every collection, so setting it before the
