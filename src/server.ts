@@ -8,7 +8,7 @@ import { type Config, defaults, redactUrl } from './config.ts'
 import { idempotencyLifetimeMs } from './http/idempotency-key.ts'
 import { reloadTls } from './http/tls.ts'
 import { tlsPolicy } from './http/tls-policy.ts'
-import { applyMemorySaver } from './memory-saver.ts'
+import { startMemorySaver } from './memory-saver.ts'
 import { prepareDatabase } from './prepare.ts'
 import { processLogStream } from './process-logger.ts'
 import { startupProblem } from './startup-problems.ts'
@@ -28,8 +28,6 @@ const duplicateSignalWindowMs = 500
 const sweepEveryMs = 10 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
-  // Before the store opens its reader threads: V8's flags are the process's.
-  const memorySaver = applyMemorySaver(config.memorySaver, config.databaseUrl)
   let running: Running
   try {
     const store = openStore(config.databaseUrl, storeOptions(config))
@@ -38,6 +36,8 @@ export async function serve(config: Config): Promise<void> {
     return failedToStart(error, config)
   }
   const { app, store } = running
+  // V8's flags are the process's: what this sets reaches the store's reader threads too.
+  const memorySaver = startMemorySaver(config.memorySaver, { onChange: (message) => app.log.info(message) })
   // Before anything slow, so that a signal during start-up (a long wait for the database, or
   // the moment the port opens) stops the service cleanly rather than killing it.
   const stopSweeping = () => clearInterval(sweeper)
@@ -61,7 +61,7 @@ export async function serve(config: Config): Promise<void> {
       config,
       app.log,
     )
-    app.log.info(memorySaver)
+    app.log.info(memorySaver.description)
     await announce(report, app, config)
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {

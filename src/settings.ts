@@ -83,7 +83,7 @@ export interface Config {
    */
   readonly sqliteCacheKib: number
   /**
-   * V8's memory-saver mode (memory-saver.ts): `on`, `off`, or `auto`, on with an SQLite file only.
+   * V8's memory-saver mode (memory-saver.ts): `on`, `off`, or `auto`, on while the resident set is high.
    * Node 24 and later; no effect on Node 22.
    */
   readonly memorySaver: MemorySaverMode
