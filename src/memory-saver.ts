@@ -5,7 +5,7 @@
 //
 // It costs CPU, and not only where it saves memory (docs/performance.md, "A ninth machine" and "A
 // tenth machine"): on one machine, 3–30 % more per page and per write and none per single read;
-// on another, 15–35 % more per single read on SQLite (a 304: 55 → 74 µs), where those reads'
+// on another, 4–35 % more per single read on SQLite (a 304: 55 → 74 µs), where those reads'
 // process stayed at 129–133 MiB without it. So `auto` governs it by the resident set, as Chromium
 // does for its renderers: on once the process holds `onAboveBytes` (136 MiB), off again once it is
 // back under `offBelowBytes` (124 MiB), looked at twice a second. A process under its ceiling
