@@ -35,9 +35,13 @@ export const paths = {
  */
 const queryValue = (value: string) => encodeURIComponent(value).replaceAll('%3A', ':')
 
+// Made once: a template literal in the function below made the same string anew for every event.
+const eventSelf = `${relations.event} self edit`
+const locationSelf = `${relations.location} self edit`
+
 export function eventLinks(event: Pick<Event, 'id' | 'locationId'>): Link[] {
   return [
-    { uri: paths.event(event.id), rel: `${relations.event} self edit`, type: linkTypes.event },
+    { uri: paths.event(event.id), rel: eventSelf, type: linkTypes.event },
     { uri: paths.location(event.locationId), rel: relations.location, type: linkTypes.location },
   ]
 }
@@ -49,7 +53,7 @@ export function collectionLinks(): Link[] {
 
 export function locationLinks(location: Pick<Location, 'id'>): Link[] {
   return [
-    { uri: paths.location(location.id), rel: `${relations.location} self edit`, type: linkTypes.location },
+    { uri: paths.location(location.id), rel: locationSelf, type: linkTypes.location },
     { uri: paths.eventsAt(location.id), rel: relations.events, type: linkTypes.events },
   ]
 }
