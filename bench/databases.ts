@@ -1,6 +1,6 @@
 // Databases of the harness's own: made for a run, copied for the baseline, dropped afterwards.
 import { randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -26,6 +26,12 @@ export interface DatabaseFactory {
    * which finish their requests themselves.)
    */
   settle?(databases: readonly Database[], waitMs: number): Promise<number>
+  /**
+   * The process ids of the database server's processes that serve `databases`, when that server
+   * runs on this machine (PostgreSQL on a loopback address): the harness moves them off the
+   * server's core (pinning.ts). Empty when they are elsewhere or unknown.
+   */
+  backends?(databases: readonly Database[]): Promise<number[]>
 }
 
 export function sqliteDatabases(): DatabaseFactory {
@@ -99,5 +105,24 @@ export function postgresDatabases(adminUrl: string): DatabaseFactory {
         )
         return Number(rows[0]?.n ?? 0)
       }),
+    backends: async (databases) => {
+      if (!loopback.has(new URL(adminUrl).hostname)) return []
+      const names = databases.map((database) => new URL(database.url).pathname.slice(1))
+      const { rows } = await withClient(adminUrl, (client) =>
+        client.query<{ pid: number }>('select pid from pg_stat_activity where datname = any($1)', [names]),
+      )
+      // A pid is this machine's only if a postgres process holds it here.
+      return rows.map((row) => row.pid).filter((pid) => processName(pid) === 'postgres')
+    },
+  }
+}
+
+const loopback = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
+
+function processName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+  } catch {
+    return undefined
   }
 }

@@ -40,7 +40,10 @@ interface Pair {
   readonly verification: Verification
   /** Each server's URL through nginx, when a scenario goes through it. */
   readonly proxied?: { readonly service: string; readonly baseline: string }
-  /** Waits until the databases of both servers are idle (DatabaseFactory.settle). */
+  /**
+   * Waits until the databases of both servers are idle (DatabaseFactory.settle), then moves the
+   * database server's processes that serve them to the load's core (pinning.ts).
+   */
   settle(): Promise<void>
 }
 
@@ -132,6 +135,8 @@ async function startPair(
     const cancelled = (await factory.settle?.([database, copy], settleWaitMs)) ?? 0
     if (cancelled > 0)
       log(`cancelled ${cancelled} statements still running ${settleWaitMs / 1000} s after a run`)
+    // After a warm-up the pools hold all their connections: the measured run opens no new ones.
+    pinning.moveToLoadCore((await factory.backends?.([database, copy])) ?? [])
   }
   return {
     events,
