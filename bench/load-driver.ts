@@ -1,10 +1,10 @@
 // The load generator, a process of its own (pinned to its own core when bench/pinning.ts can):
 // it receives runs over IPC, drives them with wrk where it is installed (bench/wrk-driver.ts) and
-// autocannon otherwise (and for signed requests, which cannot be drawn ahead), and answers with the
+// autocannon otherwise (or when asked: --load autocannon), and answers with the
 // figures. Kept apart from the harness so that the process measuring is not the process making the
 // load; wrk runs as its child, on the same core.
 import autocannon, { type Result } from 'autocannon'
-import { type DrawnRequest, drawRequest, type RequestPlan, scenarios } from './scenarios.ts'
+import { type DrawnRequest, drawRequest, type RequestPlan } from './scenarios.ts'
 import { findWrk, runWrk } from './wrk-driver.ts'
 
 export type LoadGenerator = 'wrk' | 'autocannon'
@@ -14,7 +14,7 @@ export interface LoadRun {
   readonly connections: number
   /** Either a time in seconds or a number of requests. */
   readonly length: { readonly seconds: number } | { readonly requests: number }
-  /** `auto`: wrk when installed, except for signed requests. */
+  /** `auto`: wrk when installed. */
   readonly generator: LoadGenerator | 'auto'
 }
 
@@ -59,10 +59,9 @@ const wrk = findWrk()
 async function run(load: LoadRun): Promise<LoadFigures> {
   const { plan, connections, length, generator } = load
   if (generator === 'wrk' && !wrk) throw new Error('--load wrk: wrk is not installed (apt-get install wrk)')
-  // Both sides of a scenario get the same generator: the baseline's unsigned PUTs too.
-  const drawnAhead = scenarios[plan.scenario].auth !== 'signature'
-  if (wrk && generator !== 'autocannon' && drawnAhead) return runWrk(wrk, load)
   const sign = await signer(plan)
+  // Both sides of a scenario get the same generator: the baseline's unsigned PUTs too.
+  if (wrk && generator !== 'autocannon') return runWrk(wrk, load, sign)
   const result = await new Promise<Result>((resolve, reject) => {
     autocannon(
       {

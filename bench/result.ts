@@ -9,6 +9,11 @@ export interface Measured extends LoadFigures {
   readonly peakRssBytes: number | undefined
   /** Server CPU (user + system, /proc/<pid>/stat) per request of the measured run, µs. */
   readonly cpuMicrosPerRequest?: number | undefined
+  /**
+   * CPU of the database server's processes serving this server's database (a local PostgreSQL's,
+   * /proc/<pid>/stat) per request of the measured run, µs; the median over the rounds.
+   */
+  readonly storeCpuMicrosPerRequest?: number | undefined
 }
 
 export interface ScenarioResult {

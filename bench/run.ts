@@ -14,6 +14,7 @@ import { choosePinning, type Pinning } from './pinning.ts'
 import {
   freePort,
   type LoadDriver,
+  processCpuMicros,
   type RunningServer,
   repoRoot,
   startLoadDriver,
@@ -45,6 +46,11 @@ interface Pair {
    * database server's processes that serve them to the load's core (pinning.ts).
    */
   settle(): Promise<void>
+  /**
+   * CPU time (µs) of each process of a local database server serving the service's database or
+   * the baseline's, by pid; empty where those processes are not on this machine.
+   */
+  storeCpu(side: 'service' | 'baseline'): Promise<ReadonlyMap<number, number>>
 }
 
 const cleanups: (() => Promise<void>)[] = []
@@ -138,6 +144,15 @@ async function startPair(
     // After a warm-up the pools hold all their connections: the measured run opens no new ones.
     pinning.moveToLoadCore((await factory.backends?.([database, copy])) ?? [])
   }
+  const storeCpu = async (side: 'service' | 'baseline') => {
+    const pids = (await factory.backends?.([side === 'service' ? database : copy])) ?? []
+    const cpu = new Map<number, number>()
+    for (const pid of pids) {
+      const micros = processCpuMicros(pid)
+      if (micros !== undefined) cpu.set(pid, micros)
+    }
+    return cpu
+  }
   return {
     events,
     locations: dataset.locations,
@@ -146,6 +161,7 @@ async function startPair(
     credentials,
     verification,
     settle,
+    storeCpu,
     ...(proxied && { proxied }),
   }
 }
@@ -164,9 +180,11 @@ async function measure(
   server: RunningServer,
   options: Options,
   plan: RequestPlan,
-  settle: () => Promise<void>,
+  pair: Pair,
+  side: 'service' | 'baseline',
   first: boolean,
 ): Promise<Measured> {
+  const settle = pair.settle
   const base: Omit<LoadRun, 'length'> = {
     plan,
     connections: scenarios[plan.scenario].connections ?? options.connections,
@@ -181,14 +199,20 @@ async function measure(
   if (!reset) peakSinceStart = true
   const length =
     options.duration !== undefined ? { seconds: options.duration } : { requests: options.requests ?? 300 }
+  const storeBefore = await pair.storeCpu(side)
   const cpuBefore = server.cpuMicros()
   const figures = await driver.run({ ...base, length })
   const cpuAfter = server.cpuMicros()
+  const storeAfter = await pair.storeCpu(side)
   const cpuMicrosPerRequest =
     cpuBefore !== undefined && cpuAfter !== undefined && figures.requests > 0
       ? (cpuAfter - cpuBefore) / figures.requests
       : undefined
-  return { ...figures, peakRssBytes: server.peakRss(), cpuMicrosPerRequest }
+  // A process that ended during the run takes its time with it; one that began counts whole.
+  const storeMicros = [...storeAfter].reduce((sum, [pid, cpu]) => sum + cpu - (storeBefore.get(pid) ?? 0), 0)
+  const storeCpuMicrosPerRequest =
+    storeAfter.size > 0 && figures.requests > 0 ? storeMicros / figures.requests : undefined
+  return { ...figures, peakRssBytes: server.peakRss(), cpuMicrosPerRequest, storeCpuMicrosPerRequest }
 }
 
 /**
@@ -234,10 +258,12 @@ async function runScenario(
     const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : ''
     log(`${at}: service${of}…`)
     const first = round === 1
-    service.push(await measure(driver, pair.service, options, plan(pair.service, true), pair.settle, first))
+    service.push(
+      await measure(driver, pair.service, options, plan(pair.service, true), pair, 'service', first),
+    )
     log(`${at}: baseline${of}…`)
     baseline.push(
-      await measure(driver, pair.baseline, options, plan(pair.baseline, false), pair.settle, first),
+      await measure(driver, pair.baseline, options, plan(pair.baseline, false), pair, 'baseline', first),
     )
   }
   const ratios = service.map((s, i) => {
@@ -291,9 +317,13 @@ function typical(runs: readonly Measured[]): Measured {
   }
   const peaks = runs.flatMap((run) => (run.peakRssBytes === undefined ? [] : [run.peakRssBytes]))
   const cpu = runs.flatMap((run) => (run.cpuMicrosPerRequest === undefined ? [] : [run.cpuMicrosPerRequest]))
+  const store = runs.flatMap((run) =>
+    run.storeCpuMicrosPerRequest === undefined ? [] : [run.storeCpuMicrosPerRequest],
+  )
   return {
     ...middle,
     cpuMicrosPerRequest: cpu.length > 0 ? median(cpu) : undefined,
+    storeCpuMicrosPerRequest: store.length > 0 ? median(store) : undefined,
     non2xx: runs.reduce((n, run) => n + run.non2xx, 0),
     socketErrors: runs.reduce((n, run) => n + run.socketErrors, 0),
     timeouts: runs.reduce((n, run) => n + run.timeouts, 0),

@@ -6,9 +6,11 @@
 // requests (bench/scenarios.ts, the same draws as autocannon's) is written to a file, and a Lua
 // script sends one picked at random from it for every request. The pool is large enough that the
 // data read stays spread as with fresh draws (50,000 ids of a million touch most of the table's
-// pages). Signed requests cannot be drawn ahead (each carries a fresh nonce, and a replay is
-// refused), so signed-put-event stays with autocannon. The script also counts status codes, and a
-// counted run (--smoke) ends once it has its answers.
+// pages). Signed requests carry a fresh nonce each, and a replay is refused: they are drawn and
+// signed ahead too, enough for the run at a rate no write reaches here, and sent in order, each
+// once (signatures stay valid for 300 s, far longer than a run). Should a run outrun its pool, it
+// stops and says so rather than send a replay. The script also counts status codes, and a counted
+// run (--smoke) ends once it has its answers.
 import { spawn } from 'node:child_process'
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,8 +18,10 @@ import { delimiter, join } from 'node:path'
 import type { LoadFigures, LoadRun } from './load-driver.ts'
 import { type DrawnRequest, drawRequest } from './scenarios.ts'
 
-/** Requests drawn ahead for one run. */
+/** Requests drawn ahead for one run, sent in random order. */
 const poolSize = 50_000
+/** Signed requests drawn ahead per second of a run, sent in order: above any write rate seen here. */
+const signedPerSecond = 6_000
 
 /** The path of `wrk` on PATH, if any. */
 export function findWrk(): string | undefined {
@@ -63,9 +67,21 @@ function init(args)
   end
   limit = tonumber(args[2]) or 0
   math.randomseed(tonumber(args[3]) or os.time())
+  in_order = args[4] == "in-order"
 end
 
-function request() return pool[math.random(#pool)] end
+local next_in_order = 0
+function request()
+  if not in_order then return pool[math.random(#pool)] end
+  next_in_order = next_in_order + 1
+  if next_in_order > #pool then
+    wrk.thread:stop()
+    io.write("pool exhausted\\n")
+    io.flush()
+    next_in_order = 1
+  end
+  return pool[next_in_order]
+end
 
 function response(status)
   counts[status] = (counts[status] or 0) + 1
@@ -141,11 +157,26 @@ export function parseWrkOutput(output: string): Omit<LoadFigures, 'driver'> {
 /** A counted run is given this long at most; it normally stops itself far sooner. */
 const countedRunCapSeconds = 120
 
-export async function runWrk(wrk: string, { plan, connections, length }: LoadRun): Promise<LoadFigures> {
+/**
+ * Runs wrk. With `sign`, each request is signed ahead and sent once, in order (see the top of
+ * this file); otherwise requests are picked at random from a pool.
+ */
+export async function runWrk(
+  wrk: string,
+  { plan, connections, length }: LoadRun,
+  sign?: (request: DrawnRequest) => DrawnRequest,
+): Promise<LoadFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'ers-bench-wrk-'))
   try {
     const host = new URL(plan.baseUrl).host
-    const requests = Array.from({ length: poolSize }, () => rawRequest(host, drawRequest(plan)))
+    const count = !sign
+      ? poolSize
+      : 'seconds' in length
+        ? length.seconds * signedPerSecond
+        : length.requests + 2 * connections
+    const requests = Array.from({ length: count }, () =>
+      rawRequest(host, drawRequest(plan, Math.random, sign)),
+    )
     const poolFile = join(dir, 'requests')
     writeFileSync(poolFile, `${requests.join('\0')}\0`)
     const scriptFile = join(dir, 'pool.lua')
@@ -169,13 +200,15 @@ export async function runWrk(wrk: string, { plan, connections, length }: LoadRun
       poolFile,
       String(limit),
       String(Math.floor(Math.random() * 2 ** 31)),
+      sign ? 'in-order' : 'random',
     ]
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(wrk, args, { stdio: ['ignore', 'pipe', 'pipe'] })
       let text = ''
       child.stdout.on('data', (chunk) => {
         text += chunk
-        if (limit > 0 && text.includes('enough answers\n')) child.kill('SIGINT')
+        if ((limit > 0 && text.includes('enough answers\n')) || text.includes('pool exhausted\n'))
+          child.kill('SIGINT')
       })
       child.stderr.on('data', (chunk) => {
         text += chunk
@@ -185,6 +218,8 @@ export async function runWrk(wrk: string, { plan, connections, length }: LoadRun
         code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}:\n${text}`)),
       )
     })
+    if (/^pool exhausted$/m.test(output))
+      throw new Error(`wrk sent all ${count} signed requests drawn for the run before it ended`)
     return { ...parseWrkOutput(output), driver: 'wrk' }
   } finally {
     rmSync(dir, { recursive: true, force: true })

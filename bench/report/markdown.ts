@@ -9,6 +9,8 @@ const mib = (bytes: number | undefined) =>
   bytes === undefined ? '—' : `${(bytes / 1_048_576).toFixed(0)} MiB`
 const errors = (m: Measured) => m.non2xx + m.socketErrors
 const cpu = (m: Measured) => (m.cpuMicrosPerRequest === undefined ? '–' : m.cpuMicrosPerRequest.toFixed(0))
+const storeCpu = (m: Measured) =>
+  m.storeCpuMicrosPerRequest === undefined ? '–' : m.storeCpuMicrosPerRequest.toFixed(0)
 
 /** Baseline CPU per request ÷ the service's, with the lowest and highest round's. */
 function cpuRatioCell(s: ScenarioResult): string {
@@ -46,6 +48,8 @@ function loadGenerators(result: BenchResult): string {
 }
 
 export function markdown(result: BenchResult): string {
+  // The database's own CPU, where its processes run on this machine (a local PostgreSQL).
+  const withStore = result.scenarios.some((s) => s.service.storeCpuMicrosPerRequest !== undefined)
   const lines = [
     `# Benchmark ${result.date} (${result.commit}${result.dirty ? ', uncommitted changes in src/' : ''})`,
     '',
@@ -63,12 +67,13 @@ export function markdown(result: BenchResult): string {
     `- service LOG_LEVEL=${result.logLevel}; Node ${result.machine.node}, ${result.machine.cpus} × ${result.machine.cpu}`,
     `- baseline bytes: ${result.verification.identical ? 'identical to the service’s (checked before the runs)' : `DIFFER: ${result.verification.differences.join('; ')}`}`,
     '',
-    '| scenario | events | service req/s | baseline req/s | ratio | CPU µs/req service / baseline | CPU ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| scenario | events | service req/s | baseline req/s | ratio | CPU µs/req service / baseline | CPU ratio | ${withStore ? 'database CPU µs/req service / baseline | ' : ''}service p50 / p99 ms | baseline p50 / p99 ms | errors (service / baseline) | service peak RSS |`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ${withStore ? '---: | ' : ''}---: | ---: | ---: | ---: |`,
     ...result.scenarios.map(
       (s) =>
         `| ${s.scenario} | ${int(s.events)} | ${int(s.service.rps)} | ${int(s.baseline.rps)} | ${ratioCell(s)} | ` +
         `${cpu(s.service)} / ${cpu(s.baseline)} | ${cpuRatioCell(s)} | ` +
+        (withStore ? `${storeCpu(s.service)} / ${storeCpu(s.baseline)} | ` : '') +
         `${ms(s.service.p50Ms)} / ${ms(s.service.p99Ms)} | ${ms(s.baseline.p50Ms)} / ${ms(s.baseline.p99Ms)} | ` +
         `${errors(s.service)} / ${errors(s.baseline)} | ${mib(s.service.peakRssBytes)} |`,
     ),
