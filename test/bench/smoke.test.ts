@@ -56,8 +56,8 @@ function assertComplete({ result, files, output }: Awaited<ReturnType<typeof smo
     ] as const) {
       const what = `${s.scenario}@${s.events} (${side})`
       assert.equal(figures.non2xx, 0, `${what}: status codes ${JSON.stringify(figures.statusCodes)}`)
-      // wrk where installed (.ci/run installs it), except for signed requests, drawn fresh each time.
-      const driver = wrkInstalled && s.scenario !== 'signed-put-event' ? 'wrk' : 'autocannon'
+      // wrk where installed (.ci/run installs it), signed requests too (signed ahead, sent once each).
+      const driver = wrkInstalled ? 'wrk' : 'autocannon'
       assert.equal(figures.driver, driver, `${what}: load generator`)
       assert.equal(
         sumOf(figures.statusCodes),
@@ -116,8 +116,14 @@ describe('npm run bench -- --smoke', () => {
     timeout: smokeTimeoutMs,
     skip: postgresSkipReason,
   }, async () => {
-    assertComplete(
-      await smoke(['--store', 'postgres', '--database-url', process.env.DATABASE_URL_TEST_PG ?? '']),
-    )
+    const run = await smoke(['--store', 'postgres', '--database-url', process.env.DATABASE_URL_TEST_PG ?? ''])
+    assertComplete(run)
+    // CI's PostgreSQL runs on this machine: what each request cost it is read and reported.
+    if (['127.0.0.1', 'localhost'].includes(new URL(process.env.DATABASE_URL_TEST_PG ?? '').hostname)) {
+      assert.match(run.output, /database CPU µs\/req service \/ baseline/)
+      for (const s of run.result.scenarios)
+        for (const figures of [s.service, s.baseline])
+          assert.ok((figures.storeCpuMicrosPerRequest ?? -1) >= 0, `${s.scenario}: the database's CPU`)
+    }
   })
 })
